@@ -1,0 +1,99 @@
+"""Build every part of a run from the resolved config, and check they fit together.
+
+All checks run here, before a Trainer exists: a bad config fails with one ``ConfigError`` line and
+nothing is written.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from torch import nn
+
+import rlfw.env
+import rlfw.explore
+import rlfw.loss
+import rlfw.optim
+import rlfw.replay
+import rlfw.target  # noqa: F401  (the imports register the shipped options)
+from rlfw.errors import ConfigError, require
+from rlfw.network import build_network
+from rlfw.registry import build
+
+
+@dataclass
+class Parts:
+    env: Any  # the env option: .spec and .make(num_envs, seed)
+    net: nn.Module
+    target_net: nn.Module | None
+    explore: Any
+    replay: Any
+    target: Any
+    loss: nn.Module
+    optim: Any
+
+
+def check_run(cfg: dict[str, Any]) -> None:
+    """The top-level run values."""
+    for key in ("seed", "total_env_steps", "num_envs", "threads", "log_every"):
+        require(isinstance(cfg[key], int) and not isinstance(cfg[key], bool), key, cfg[key], "expected an integer")
+    for key in ("total_env_steps", "num_envs", "threads", "log_every"):
+        require(cfg[key] >= 1, key, cfg[key], "must be >= 1")
+    require(isinstance(cfg["gamma"], (int, float)) and 0 <= cfg["gamma"] <= 1, "gamma", cfg["gamma"], "a number in [0, 1]")
+    ev = cfg["eval"]
+    require(isinstance(ev["every"], int) and ev["every"] >= 1, "eval.every", ev["every"], "env steps between evaluations, >= 1")
+    require(isinstance(ev["episodes"], int) and ev["episodes"] >= 1, "eval.episodes", ev["episodes"], "an integer >= 1")
+    every = cfg["checkpoint_every"]
+    require(every is None or (isinstance(every, int) and every >= 1), "checkpoint_every", every, "null or env steps >= 1")
+
+
+def build_parts(cfg: dict[str, Any]) -> Parts:
+    """``cfg`` is the whole resolved config as plain containers."""
+    check_run(cfg)
+    env = build("env", cfg["env"], "env")
+    net = build_network(cfg["network"], env.spec)
+    explore = build("explore", cfg["explore"], "explore")
+    loss = build("loss", cfg["loss"], "loss")
+    target = build("target", cfg["target"], "target")
+    replay_context = {"num_envs": cfg["num_envs"], "gamma": float(cfg["gamma"])}
+    if cfg["replay"].get("name") == "prioritized":
+        replay_context["total_env_steps"] = cfg["total_env_steps"]
+    replay = build("replay", cfg["replay"], "replay", **replay_context)
+    optim = build("optim", cfg["optim"], "optim")
+    check_fit(cfg, net, explore, replay, target, loss)
+    optim.build(net)  # fails now, not at fit time, on an unknown optim.groups part
+    target_net = None
+    if target.uses_target:
+        target_net = copy.deepcopy(net).requires_grad_(False)
+    return Parts(env, net, target_net, explore, replay, target, loss, optim)
+
+
+def _names(keys) -> str:
+    return ", ".join(sorted(keys))
+
+
+def check_fit(cfg: dict[str, Any], net, explore, replay, target, loss) -> None:
+    head, loss_name = cfg["network"]["head"]["name"], cfg["loss"]["name"]
+    for who, needs in ((f"explore={cfg['explore']['name']}", explore.needs), (f"loss={loss_name}", loss.needs)):
+        if not needs <= net.outputs:
+            raise ConfigError(
+                f"{who}: needs network outputs {_names(needs)}; network/head={head} gives {_names(net.outputs)}"
+            )
+    missing = loss.needs_batch - replay.provides
+    if missing:
+        raise ConfigError(
+            f"loss={loss_name}: needs batch fields {_names(missing)} that replay={cfg['replay']['name']} does not provide"
+            f" (it provides {_names(replay.provides)})"
+        )
+    missing = getattr(replay, "needs_extras", frozenset()) - explore.extras
+    if missing:
+        raise ConfigError(
+            f"replay={cfg['replay']['name']}: needs {_names(missing)} recorded while acting;"
+            f" explore={cfg['explore']['name']} records {_names(explore.extras) or 'nothing'} (use explore=sample)"
+        )
+    if loss.needs_target and not target.uses_target:
+        raise ConfigError(
+            f"target={cfg['target']['name']}: loss={loss_name} needs a target network; use target=hard or target=polyak"
+        )

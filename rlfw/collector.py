@@ -1,0 +1,57 @@
+"""Steps the training envs with the live policy and feeds each vector step to the replay strategy."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import torch
+
+
+class Collector:
+    def __init__(self, envs, net, explore, replay, seed: int, device: torch.device):
+        self.envs, self.net, self.explore, self.replay, self.device = envs, net, explore, replay, device
+        obs, _ = envs.reset(seed=seed)
+        self.obs = torch.as_tensor(obs)
+        self.num_envs = envs.num_envs
+        self.env_steps = 0
+        self.episode_return = np.zeros(self.num_envs)
+        self.episode_length = np.zeros(self.num_envs, dtype=np.int64)
+        self.recent_returns: deque[float] = deque(maxlen=20)
+        self.recent_lengths: deque[int] = deque(maxlen=20)
+
+    def step(self) -> None:
+        """One vector step: act, step the envs, store the transitions."""
+        with torch.inference_mode():
+            out = self.net(self.obs.to(self.device))
+            action, extras = self.explore.act(out, self.env_steps)
+        action = action.cpu()
+        next_obs, reward, terminated, truncated, info = self.envs.step(action.numpy())
+        final = next_obs
+        if "_final_obs" in info:  # an episode ended: its true last observation is in info
+            final = next_obs.copy()
+            done = info["_final_obs"]
+            final[done] = np.stack(info["final_obs"][done])
+        self.replay.add(
+            {
+                "obs": self.obs,
+                "action": action,
+                "reward": torch.as_tensor(reward, dtype=torch.float32),
+                "next_obs": torch.as_tensor(final),
+                "terminated": torch.as_tensor(terminated),
+                "truncated": torch.as_tensor(truncated),
+                **{k: v.cpu() for k, v in extras.items()},
+            }
+        )
+        self.obs = torch.as_tensor(next_obs)
+        self.env_steps += self.num_envs
+        self._track_episodes(reward, terminated | truncated)
+
+    def _track_episodes(self, reward: np.ndarray, done: np.ndarray) -> None:
+        self.episode_return += reward
+        self.episode_length += 1
+        if done.any():
+            self.recent_returns.extend(self.episode_return[done].tolist())
+            self.recent_lengths.extend(self.episode_length[done].tolist())
+            self.episode_return[done] = 0.0
+            self.episode_length[done] = 0

@@ -1,0 +1,23 @@
+"""What the rest of rlfw needs to know about an environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gymnasium as gym
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    id: str
+    obs_shape: tuple[int, ...]
+    action_space: gym.Space  # the single-env action space
+    solved_return: float | None  # a mean eval return that counts as solved (gymnasium's reward_threshold by default)
+
+    @property
+    def discrete(self) -> bool:
+        return isinstance(self.action_space, gym.spaces.Discrete)
+
+    @property
+    def num_actions(self) -> int:
+        return int(self.action_space.n)

@@ -1,0 +1,32 @@
+"""Epsilon-greedy over Q values, epsilon decaying linearly with env steps."""
+
+from __future__ import annotations
+
+import torch
+
+from rlfw.errors import require
+from rlfw.registry import register
+
+
+@register("explore", "epsilon_greedy")
+class EpsilonGreedy:
+    needs = frozenset({"q"})
+    extras = frozenset()
+
+    def __init__(self, start: float = 1.0, end: float = 0.05, decay_steps: int = 10_000):
+        for key, value in (("start", start), ("end", end)):
+            require(0.0 <= value <= 1.0, f"explore.{key}", value, "a probability in [0, 1]")
+        require(decay_steps >= 0, "explore.decay_steps", decay_steps, "must be >= 0")
+        self.start, self.end, self.decay_steps = start, end, decay_steps
+
+    def epsilon(self, env_step: int) -> float:
+        """Linear from ``start`` at step 0 to ``end`` at ``decay_steps``, then constant."""
+        progress = min(1.0, env_step / self.decay_steps) if self.decay_steps else 1.0
+        return self.start + progress * (self.end - self.start)
+
+    def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
+        q = outputs["q"]
+        greedy = q.argmax(dim=1)
+        random = torch.randint(q.shape[1], greedy.shape)
+        explore = torch.rand(greedy.shape) < self.epsilon(env_step)
+        return torch.where(explore, random, greedy), {}

@@ -1,0 +1,20 @@
+"""The greedy action: argmax of Q, or the policy's most likely action. Used for evaluation."""
+
+from __future__ import annotations
+
+import torch
+
+from rlfw.registry import register
+
+
+@register("explore", "greedy")
+class Greedy:
+    needs = frozenset()  # either "q" or "logits"
+    extras = frozenset()
+
+    def __init__(self):
+        pass
+
+    def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
+        scores = outputs["q"] if "q" in outputs else outputs["logits"]
+        return scores.argmax(dim=1), {}

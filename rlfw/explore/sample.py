@@ -1,0 +1,22 @@
+"""Sample from the policy pi(.|s); keeps log pi(a|s) and V(s) for on-policy losses."""
+
+from __future__ import annotations
+
+import torch
+from torch.distributions import Categorical
+
+from rlfw.registry import register
+
+
+@register("explore", "sample")
+class Sample:
+    needs = frozenset({"logits", "value"})
+    extras = frozenset({"logp", "value"})
+
+    def __init__(self):
+        pass
+
+    def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
+        dist = Categorical(logits=outputs["logits"])
+        action = dist.sample()
+        return action, {"logp": dist.log_prob(action), "value": outputs["value"]}

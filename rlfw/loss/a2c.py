@@ -1,0 +1,36 @@
+"""Advantage actor-critic (Mnih et al. 2016, synchronous)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from rlfw.batch import Batch
+from rlfw.errors import require
+from rlfw.loss.actor_critic import policy, value_loss
+from rlfw.registry import register
+
+
+@register("loss", "a2c")
+class A2CLoss(nn.Module):
+    """L = -mean(log pi(a|s) * A) + vf_coef * 1/2 (V(s) - R)^2 - ent_coef * H[pi(.|s)]"""
+
+    needs = frozenset({"logits", "value"})
+    needs_batch = frozenset({"obs", "action", "advantage", "returns"})
+    needs_target = False
+
+    def __init__(self, vf_coef: float = 0.5, ent_coef: float = 0.0):
+        super().__init__()
+        require(vf_coef >= 0, "loss.vf_coef", vf_coef, "must be >= 0")
+        self.vf_coef, self.ent_coef = vf_coef, ent_coef
+
+    def forward(self, batch: Batch, net: nn.Module, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
+        out = net(batch.obs)
+        pi = policy(out)
+        entropy = pi.entropy().mean()
+        return {
+            "loss_policy": -(pi.log_prob(batch.action) * batch.advantage).mean(),
+            "loss_value": self.vf_coef * value_loss(out["value"], batch.returns),
+            "loss_entropy": -self.ent_coef * entropy,
+            "entropy": entropy.detach(),
+        }

@@ -1,0 +1,22 @@
+"""The terms A2C and PPO share: the policy's distribution, the value loss, the entropy bonus."""
+
+from __future__ import annotations
+
+import torch
+from torch.distributions import Categorical
+
+
+def policy(out: dict[str, torch.Tensor]) -> Categorical:
+    return Categorical(logits=out["logits"])
+
+
+def value_loss(
+    value: torch.Tensor, returns: torch.Tensor, old_value: torch.Tensor | None = None, clip: float | None = None
+) -> torch.Tensor:
+    """1/2 (V(s) - R)^2; with ``clip``, PPO's pessimistic clipped variant:
+    1/2 max((V - R)^2, (V_old + clip(V - V_old, -clip, clip) - R)^2)."""
+    loss = (value - returns).pow(2)
+    if clip is not None:
+        clipped = old_value + (value - old_value).clamp(-clip, clip)
+        loss = torch.max(loss, (clipped - returns).pow(2))
+    return 0.5 * loss.mean()

@@ -1,0 +1,55 @@
+"""DQN's temporal-difference loss (Mnih et al. 2015)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from rlfw.batch import Batch
+from rlfw.errors import require
+from rlfw.registry import register
+
+
+@register("loss", "dqn")
+class DQNLoss(nn.Module):
+    """L = mean_i w_i * l(Q(s_i, a_i) - y_i), with the target
+
+        y = r + gamma^n * (1 - terminated) * max_a' Q_target(s', a')
+
+    computed under ``no_grad`` (no gradient flows into the target), and only Q(s, a) of the action
+    taken gathered from the online network (the other actions' outputs get zero gradient).
+    ``td_loss``: ``mse`` is 1/2 td^2; ``huber`` is quadratic for |td| <= clip_delta and linear
+    beyond, so each sample's gradient is td clipped to [-clip_delta, clip_delta] (DQN 3.0's
+    ``clip_delta``). ``w_i`` are prioritized replay's importance weights (1 without them).
+    """
+
+    needs = frozenset({"q"})
+    needs_batch = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
+    needs_target = True
+
+    def __init__(self, td_loss: str = "huber", clip_delta: float = 1.0):
+        super().__init__()
+        require(td_loss in ("mse", "huber"), "loss.td_loss", td_loss, "one of mse, huber")
+        require(clip_delta > 0, "loss.clip_delta", clip_delta, "must be > 0")
+        self.td_loss, self.clip_delta = td_loss, clip_delta
+
+    def next_q(self, batch: Batch, net: nn.Module, target: nn.Module) -> torch.Tensor:
+        """max_a' Q_target(s', a'): the target network both picks and evaluates the next action."""
+        return target(batch.next_obs)["q"].max(dim=1).values
+
+    def forward(self, batch: Batch, net: nn.Module, target: nn.Module) -> dict[str, torch.Tensor]:
+        q = net(batch.obs)["q"].gather(1, batch.action.long().unsqueeze(1)).squeeze(1)
+        with torch.no_grad():
+            y = batch.reward + batch.discount * (1.0 - batch.terminated.float()) * self.next_q(batch, net, target)
+        td_error = q - y
+        if self.td_loss == "mse":
+            per_sample = 0.5 * td_error.pow(2)
+        else:
+            per_sample = F.huber_loss(q, y, reduction="none", delta=self.clip_delta)
+        weight = batch.get("weight", torch.ones_like(per_sample))
+        return {
+            "loss_td": (weight * per_sample).mean(),
+            "q_taken": q.detach().mean(),
+            "td_error": td_error.detach(),
+        }

@@ -1,0 +1,65 @@
+"""Proximal policy optimisation, clipped surrogate (Schulman et al. 2017)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from rlfw.batch import Batch
+from rlfw.errors import require
+from rlfw.loss.actor_critic import policy, value_loss
+from rlfw.registry import register
+
+
+@register("loss", "ppo")
+class PPOLoss(nn.Module):
+    """With ratio = pi(a|s) / pi_old(a|s):
+
+        L = -mean(min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A))
+            + vf_coef * value loss (optionally clipped around V_old) - ent_coef * H[pi(.|s)]
+
+    Metrics: approx_kl = mean((ratio - 1) - log ratio) (Schulman's low-variance estimator) and
+    clip_fraction. With ``target_kl``, the rollout's remaining epochs are skipped once approx_kl
+    exceeds it.
+    """
+
+    needs = frozenset({"logits", "value"})
+    needs_batch = frozenset({"obs", "action", "logp", "value", "advantage", "returns"})
+    needs_target = False
+
+    def __init__(
+        self,
+        clip: float = 0.2,
+        clip_value: float | None = None,
+        vf_coef: float = 0.5,
+        ent_coef: float = 0.0,
+        target_kl: float | None = None,
+    ):
+        super().__init__()
+        require(clip > 0, "loss.clip", clip, "must be > 0")
+        require(clip_value is None or clip_value > 0, "loss.clip_value", clip_value, "null or > 0")
+        require(target_kl is None or target_kl > 0, "loss.target_kl", target_kl, "null or > 0")
+        self.clip, self.clip_value, self.target_kl = clip, clip_value, target_kl
+        self.vf_coef, self.ent_coef = vf_coef, ent_coef
+
+    def forward(self, batch: Batch, net: nn.Module, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
+        out = net(batch.obs)
+        pi = policy(out)
+        log_ratio = pi.log_prob(batch.action) - batch.logp
+        ratio = log_ratio.exp()
+        surrogate = torch.min(ratio * batch.advantage, ratio.clamp(1 - self.clip, 1 + self.clip) * batch.advantage)
+        entropy = pi.entropy().mean()
+        with torch.no_grad():
+            approx_kl = ((ratio - 1) - log_ratio).mean()
+            clip_fraction = ((ratio - 1).abs() > self.clip).float().mean()
+        terms = {
+            "loss_policy": -surrogate.mean(),
+            "loss_value": self.vf_coef * value_loss(out["value"], batch.returns, batch.value, self.clip_value),
+            "loss_entropy": -self.ent_coef * entropy,
+            "entropy": entropy.detach(),
+            "approx_kl": approx_kl,
+            "clip_fraction": clip_fraction,
+        }
+        if self.target_kl is not None:
+            terms["stop_epochs"] = approx_kl > self.target_kl
+        return terms

@@ -1,0 +1,155 @@
+"""``RLModule``: the one LightningModule every algorithm runs in.
+
+The train dataloader is the experience stream (``experience``): it steps the envs with the live
+policy until the replay strategy is ready, then yields its batches. ``training_step`` pulls one batch,
+runs the loss head and returns the sum of its ``loss_*`` terms; Lightning does backward, gradient
+clipping, accumulation and the optimizer step; the target rule follows each optimizer step.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import lightning.pytorch as pl
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, IterableDataset
+
+from rlfw.batch import Batch
+from rlfw.build import build_parts
+from rlfw.collector import Collector
+from rlfw.evaluate import evaluate
+
+log = logging.getLogger("rlfw")
+
+
+class _Stream(IterableDataset):
+    def __init__(self, module: RLModule):
+        self.module = module
+
+    def __iter__(self) -> Iterator[Batch]:
+        return self.module.experience()
+
+
+class RLModule(pl.LightningModule):
+    def __init__(self, cfg: dict[str, Any]):
+        super().__init__()
+        self.cfg = cfg
+        parts = build_parts(cfg)
+        self.env, self.explore, self.replay, self.target_rule, self.optim = (
+            parts.env, parts.explore, parts.replay, parts.target, parts.optim,
+        )
+        self.net, self.target_net, self.loss_fn = parts.net, parts.target_net, parts.loss
+        self.total_env_steps = cfg["total_env_steps"]
+        self.env_steps = 0
+        self.updates = 0
+        self.evals: list[dict[str, float]] = []  # {"env_steps", "return_mean", "return_std"} per evaluation
+        self.solved = False
+        self.collector: Collector | None = None
+        self.started = time.monotonic()
+
+    # -- Lightning hooks -------------------------------------------------------------------------
+    def train_dataloader(self) -> DataLoader:
+        return DataLoader(_Stream(self), batch_size=None, num_workers=0)
+
+    def configure_optimizers(self):
+        optimizer = self.optim.build(self.net)
+        if not self.optim.anneal_lr:
+            return optimizer
+        # Linear decay to 0 over the run's env steps (SB3's lin_<lr>, CleanRL's anneal_lr).
+        decay = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda _: max(0.0, 1.0 - self.env_steps / self.total_env_steps)
+        )
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": decay, "interval": "step"}}
+
+    def training_step(self, dataloader_iter) -> torch.Tensor:
+        # Pulling the batch here, not letting Lightning prefetch it, keeps on-policy data exact:
+        # the next rollout is collected only after the previous update was applied.
+        batch, _, _ = next(dataloader_iter)
+        out = self.loss_fn(batch, self.net, self.target_net)
+        loss = sum(v for k, v in out.items() if k.startswith("loss_"))
+        self.replay.feedback(batch, out)
+        if self.updates % self.cfg["log_every"] == 0:
+            self._log_update(out, loss)
+        return loss
+
+    def optimizer_step(self, *args, **kwargs) -> None:
+        super().optimizer_step(*args, **kwargs)
+        self.updates += 1
+        if self.target_net is not None:
+            self.target_rule.step(self.net, self.target_net, self.updates)
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        checkpoint["rlfw"] = {"env_steps": self.env_steps, "updates": self.updates, "config": self.cfg}
+
+    # -- the experience stream -------------------------------------------------------------------
+    def experience(self) -> Iterator[Batch]:
+        cfg = self.cfg
+        envs = self.env.make(cfg["num_envs"], cfg["seed"])
+        eval_envs = self.env.make(cfg["eval"]["episodes"], cfg["seed"] + 1_000_003)
+        self.collector = c = Collector(envs, self.net, self.explore, self.replay, cfg["seed"], self.device)
+        next_eval, next_progress = cfg["eval"]["every"], time.monotonic() + cfg["progress_every_s"]
+        try:
+            while c.env_steps < self.total_env_steps and not self.solved:
+                for _ in range(self.replay.collect_steps):
+                    c.step()
+                self.env_steps = c.env_steps
+                if self.replay.ready():
+                    yield from self.replay.batches(self.net)
+                if self.env_steps >= next_eval:
+                    self._evaluate(eval_envs)
+                    next_eval += cfg["eval"]["every"]
+                if time.monotonic() >= next_progress:
+                    self._progress()
+                    next_progress = time.monotonic() + cfg["progress_every_s"]
+            if not self.evals or self.evals[-1]["env_steps"] != self.env_steps:
+                self._evaluate(eval_envs)  # the final evaluation, after the last update
+            self._progress()
+        finally:
+            envs.close()
+            eval_envs.close()
+
+    def _evaluate(self, eval_envs) -> None:
+        returns = evaluate(eval_envs, self.net, self.cfg["seed"] + 1_000_003 + len(self.evals), self.device)
+        result = {"env_steps": self.env_steps, "return_mean": float(returns.mean()), "return_std": float(returns.std())}
+        self.evals.append(result)
+        self._write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
+        solved_at = self.env.spec.solved_return
+        if self.cfg["stop_when_solved"] and solved_at is not None and result["return_mean"] >= solved_at:
+            self.solved = True
+            log.info("solved: greedy eval return %.1f >= %.1f at %d env steps", result["return_mean"], solved_at, self.env_steps)
+
+    # -- logging ---------------------------------------------------------------------------------
+    def steps_per_second(self) -> float:
+        return self.env_steps / max(1e-9, time.monotonic() - self.started)
+
+    def _log_update(self, out: dict[str, torch.Tensor], loss: torch.Tensor) -> None:
+        metrics = {f"train/{k}": float(v.detach()) for k, v in out.items() if v.ndim == 0 and k != "stop_epochs"}
+        metrics["train/loss"] = float(loss)
+        metrics["train/updates"] = self.updates
+        metrics["train/lr"] = self.trainer.optimizers[0].param_groups[0]["lr"]
+        if hasattr(self.explore, "epsilon"):
+            metrics["train/epsilon"] = self.explore.epsilon(self.env_steps)
+        if self.collector.recent_returns:
+            metrics["train/episode_return"] = float(np.mean(self.collector.recent_returns))
+            metrics["train/episode_length"] = float(np.mean(self.collector.recent_lengths))
+        metrics["time/steps_per_s"] = self.steps_per_second()
+        self._write(metrics)
+
+    def _write(self, metrics: dict[str, float]) -> None:
+        """Every metric is logged against env steps."""
+        if self.logger is not None:
+            self.logger.log_metrics(metrics, step=self.env_steps)
+
+    def _progress(self) -> None:
+        recent = self.collector.recent_returns
+        episode = f"{np.mean(recent):8.1f}" if recent else "     n/a"
+        last_eval = f"{self.evals[-1]['return_mean']:.1f}" if self.evals else "n/a"
+        log.info(
+            "env steps %9s / %s (%3.0f%%) | %6.0f steps/s | episode return %s | eval return %s | updates %d",
+            f"{self.env_steps:,}", f"{self.total_env_steps:,}", 100 * self.env_steps / self.total_env_steps,
+            self.steps_per_second(), episode, last_eval, self.updates,
+        )

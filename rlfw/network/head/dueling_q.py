@@ -1,0 +1,29 @@
+"""Dueling Q head (Wang et al. 2016): Q(s,a) = V(s) + A(s,a) - mean_a' A(s,a')."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+from rlfw.env.spec import EnvSpec
+from rlfw.network.head.checks import require_discrete
+from rlfw.registry import register
+
+
+@register("head", "dueling_q")
+class DuelingQNetwork(nn.Module):
+    outputs = frozenset({"q"})
+
+    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], nn.Module]):
+        super().__init__()
+        require_discrete(spec, "dueling_q")
+        self.encoder = make_encoder()
+        self.value = nn.Linear(self.encoder.out_dim, 1)
+        self.advantage = nn.Linear(self.encoder.out_dim, spec.num_actions)
+
+    def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        h = self.encoder(obs)
+        a = self.advantage(h)
+        return {"q": self.value(h) + a - a.mean(dim=1, keepdim=True)}

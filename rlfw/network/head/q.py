@@ -1,0 +1,26 @@
+"""Q head: one value per action, Q(s, .)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+from rlfw.env.spec import EnvSpec
+from rlfw.network.head.checks import require_discrete
+from rlfw.registry import register
+
+
+@register("head", "q")
+class QNetwork(nn.Module):
+    outputs = frozenset({"q"})
+
+    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], nn.Module]):
+        super().__init__()
+        require_discrete(spec, "q")
+        self.encoder = make_encoder()
+        self.q = nn.Linear(self.encoder.out_dim, spec.num_actions)
+
+    def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        return {"q": self.q(self.encoder(obs))}

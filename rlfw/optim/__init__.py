@@ -1,0 +1,1 @@
+from rlfw.optim import optimizers  # noqa: F401  (registers)

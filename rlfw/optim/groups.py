@@ -1,0 +1,31 @@
+"""Per-part learning rates: one optimizer param group per configured network part.
+
+A part is a top-level submodule of the network (``encoder``, ``q``, ``actor``, ``critic``, ...).
+``optim.groups.critic.lr=1e-3`` gives the critic's parameters their own group; every other
+parameter stays in the default group with ``optim.lr``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from torch import nn
+
+from rlfw.errors import ConfigError
+
+
+def param_groups(net: nn.Module, groups: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    parts = dict(net.named_children())
+    result, claimed = [], set()
+    for part, options in groups.items():
+        if part not in parts:
+            raise ConfigError(f"optim.groups.{part}: not a part of this network; parts: {', '.join(parts)}")
+        if not isinstance(options, dict):
+            raise ConfigError(f"optim.groups.{part}={options!r}: expected a mapping such as {{lr: 0.001}}")
+        params = [p for p in parts[part].parameters() if id(p) not in claimed]
+        claimed.update(id(p) for p in params)
+        result.append({"params": params, "name": part, **options})
+    rest = [p for p in net.parameters() if id(p) not in claimed]
+    if rest:
+        result.insert(0, {"params": rest, "name": "default"})
+    return result

@@ -1,0 +1,39 @@
+"""Optimizer options: Adam and RMSprop, with per-part groups and optional linear LR decay."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from rlfw.errors import require
+from rlfw.optim.groups import param_groups
+from rlfw.registry import register
+
+
+class _Optim:
+    torch_class: type[torch.optim.Optimizer]
+
+    def __init__(self, lr: float, anneal_lr: bool, groups: dict | None, **kwargs: Any):
+        require(lr > 0, "optim.lr", lr, "must be > 0")
+        self.lr, self.anneal_lr, self.groups, self.kwargs = lr, anneal_lr, dict(groups or {}), kwargs
+
+    def build(self, net: nn.Module) -> torch.optim.Optimizer:
+        return self.torch_class(param_groups(net, self.groups), lr=self.lr, **self.kwargs)
+
+
+@register("optim", "adam")
+class Adam(_Optim):
+    torch_class = torch.optim.Adam
+
+    def __init__(self, lr: float = 3e-4, eps: float = 1e-8, weight_decay: float = 0.0, anneal_lr: bool = False, groups: dict | None = None):
+        super().__init__(lr, anneal_lr, groups, eps=eps, weight_decay=weight_decay)
+
+
+@register("optim", "rmsprop")
+class RMSprop(_Optim):
+    torch_class = torch.optim.RMSprop
+
+    def __init__(self, lr: float = 7e-4, alpha: float = 0.99, eps: float = 1e-5, anneal_lr: bool = False, groups: dict | None = None):
+        super().__init__(lr, anneal_lr, groups, alpha=alpha, eps=eps)

@@ -1,0 +1,113 @@
+"""The plugin registry: ``@register(kind, name)`` adds a class; ``build(kind, cfg, ...)`` makes one.
+
+A config node names its option with ``name`` and carries plain values. ``build`` checks those values
+against the class's typed ``__init__`` (unknown keys, wrong types) and raises ``ConfigError`` listing
+what is valid, so a bad config fails before training starts.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rlfw.errors import ConfigError
+
+KINDS = ("env", "encoder", "head", "explore", "replay", "target", "loss", "optim")
+# Where each kind's yaml options live under conf/.
+CONF_DIRS = {kind: kind for kind in KINDS} | {"encoder": "network/encoder", "head": "network/head"}
+
+_REGISTRY: dict[str, dict[str, type]] = {kind: {} for kind in KINDS}
+
+
+def register(kind: str, name: str) -> Callable[[type], type]:
+    """Class decorator: make ``cls`` buildable as ``<kind>.name=<name>``."""
+    if kind not in _REGISTRY:
+        raise ValueError(f"unknown plugin kind {kind!r}; kinds: {', '.join(KINDS)}")
+
+    def add(cls: type) -> type:
+        if name in _REGISTRY[kind] and _REGISTRY[kind][name] is not cls:
+            raise ValueError(f"{kind} {name!r} is already registered by {_REGISTRY[kind][name]!r}")
+        _REGISTRY[kind][name] = cls
+        cls.registered_name = name
+        return cls
+
+    return add
+
+
+def names(kind: str) -> list[str]:
+    """The registered option names of one kind, sorted."""
+    return sorted(_REGISTRY[kind])
+
+
+def lookup(kind: str, name: str, key: str | None = None) -> type:
+    """The class registered as ``(kind, name)``; a ``ConfigError`` listing valid names otherwise."""
+    if name not in _REGISTRY[kind]:
+        raise ConfigError(
+            f"{key or kind + '.name'}={name!r}: not a registered {kind}; valid: {', '.join(names(kind))}"
+        )
+    return _REGISTRY[kind][name]
+
+
+def build(kind: str, cfg: Mapping[str, Any], key: str, **context: Any) -> Any:
+    """Instantiate the option ``cfg["name"]`` of ``kind`` with the config's values plus ``context``.
+
+    ``key`` is the config path of ``cfg`` (e.g. ``"replay"``), used in error messages. ``context``
+    holds objects the builder supplies (the env spec, gamma, ...); a config may not set those.
+    """
+    if "name" not in cfg:
+        raise ConfigError(f"{key}.name is missing; valid: {', '.join(names(kind))}")
+    cls = lookup(kind, cfg["name"], f"{key}.name")
+    values = {k: v for k, v in cfg.items() if k != "name"}
+    return cls(**check_values(cls, values, key, set(context)), **context)
+
+
+def check_values(cls: type, values: Mapping[str, Any], key: str, supplied: set[str]) -> dict[str, Any]:
+    """Check config ``values`` against ``cls.__init__``'s annotated parameters."""
+    params = {
+        p.name: p
+        for p in inspect.signature(cls.__init__).parameters.values()
+        if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
+    hints = typing.get_type_hints(cls.__init__)
+    configurable = sorted(set(params) - supplied)
+    for name, value in values.items():
+        if name not in configurable:
+            raise ConfigError(
+                f"{key}.{name}: unknown key for {key}={cls.registered_name}; valid keys: {', '.join(configurable)}"
+            )
+        if name in hints and not _matches(value, hints[name]):
+            raise ConfigError(f"{key}.{name}={value!r}: expected {_type_name(hints[name])}")
+    return dict(values)
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return True
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin in (list, tuple, typing.Sequence) or hint in (list, tuple):
+        args = typing.get_args(hint)
+        return isinstance(value, (list, tuple, typing.Sequence)) and not isinstance(value, str) and (
+            not args or all(_matches(v, args[0]) for v in value)
+        )
+    if origin in (dict, Mapping) or hint in (dict, Mapping):
+        return isinstance(value, Mapping)
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True
+
+
+def _type_name(hint: Any) -> str:
+    if isinstance(hint, type):
+        return hint.__name__
+    return str(hint).replace("typing.", "")

@@ -1,0 +1,1 @@
+from rlfw.replay import prioritized, rollout, uniform  # noqa: F401  (registers)

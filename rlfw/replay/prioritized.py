@@ -1,0 +1,77 @@
+"""Prioritized experience replay (Schaul et al. 2016), proportional variant, over a sum tree.
+
+P(i) = p_i^alpha / sum_k p_k^alpha, with p_i = |td_error_i| + eps once the loss has seen sample i
+(new transitions get the largest priority so far). Importance weights
+w_i = (N * P(i))^-beta / max_j w_j correct the bias; beta anneals linearly to 1 over the run.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from rlfw.batch import Batch
+from rlfw.errors import require
+from rlfw.registry import register
+from rlfw.replay.sum_tree import SumTree
+from rlfw.replay.uniform import UniformReplay
+
+
+@register("replay", "prioritized")
+class PrioritizedReplay(UniformReplay):
+    provides = UniformReplay.provides | {"weight", "index"}
+
+    def __init__(
+        self,
+        num_envs: int,
+        gamma: float,
+        total_env_steps: int,
+        capacity: int = 100_000,
+        batch_size: int = 64,
+        learning_starts: int = 1000,
+        collect_steps: int = 1,
+        updates: int = 1,
+        n_step: int = 1,
+        alpha: float = 0.6,
+        beta: float = 0.4,
+        eps: float = 1e-6,
+    ):
+        super().__init__(num_envs, gamma, capacity, batch_size, learning_starts, collect_steps, updates, n_step)
+        require(alpha >= 0, "replay.alpha", alpha, "must be >= 0")
+        require(0 <= beta <= 1, "replay.beta", beta, "must be in [0, 1]")
+        require(eps > 0, "replay.eps", eps, "must be > 0")
+        self.alpha, self.beta0, self.eps, self.total_env_steps = alpha, beta, eps, total_env_steps
+        self.tree = SumTree(self.store.rows * num_envs)
+        self.max_priority = 1.0
+        self.env_steps = 0
+
+    def beta(self) -> float:
+        return self.beta0 + (1.0 - self.beta0) * min(1.0, self.env_steps / self.total_env_steps)
+
+    def _row(self, row: int) -> torch.Tensor:
+        return row * self.num_envs + torch.arange(self.num_envs)
+
+    def add(self, step: dict[str, torch.Tensor]) -> None:
+        row = self.store.pos
+        self.tree.set(self._row(row), torch.zeros(self.num_envs))  # being overwritten: not sampleable
+        self.store.add(step)
+        self.env_steps += self.num_envs
+        if self.store.size >= self.n_step:  # the row n-1 steps back now has its whole n-step window
+            complete = (row - self.n_step + 1) % self.store.rows
+            self.tree.set(self._row(complete), torch.full((self.num_envs,), self.max_priority))
+
+    def sample(self) -> Batch:
+        # Stratified: one draw from each of batch_size equal slices of the total priority mass.
+        total = self.tree.total
+        prefix = (torch.arange(self.batch_size) + torch.rand(self.batch_size)) * (total / self.batch_size)
+        index = self.tree.find(prefix.clamp(max=total * (1 - 1e-12)))
+        probability = self.tree.get(index) / total
+        weight = (len(self) * probability) ** -self.beta()
+        batch = self.store.n_step(index // self.num_envs, index % self.num_envs, self.n_step, self.gamma)
+        batch["weight"] = (weight / weight.max()).float()
+        batch["index"] = index
+        return batch
+
+    def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
+        priority = (out["td_error"].detach().abs().double() + self.eps) ** self.alpha
+        self.tree.set(batch.index, priority)
+        self.max_priority = max(self.max_priority, float(priority.max()))

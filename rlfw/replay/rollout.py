@@ -1,0 +1,78 @@
+"""On-policy rollout: ``num_steps x num_envs`` steps, GAE, then ``epochs x minibatches`` batches."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import torch
+
+from rlfw.batch import Batch
+from rlfw.errors import require
+from rlfw.registry import register
+from rlfw.replay.gae import gae
+from rlfw.replay.steps import StepStore
+
+
+@register("replay", "rollout")
+class Rollout:
+    provides = frozenset({"obs", "action", "logp", "value", "advantage", "returns"})
+    needs_extras = frozenset({"logp", "value"})
+
+    def __init__(
+        self,
+        num_envs: int,
+        gamma: float,
+        num_steps: int = 128,
+        epochs: int = 4,
+        minibatches: int = 4,
+        gae_lambda: float = 0.95,
+        normalize_advantage: bool = True,
+    ):
+        for key, value in (("num_steps", num_steps), ("epochs", epochs), ("minibatches", minibatches)):
+            require(value >= 1, f"replay.{key}", value, "must be >= 1")
+        require(0 <= gae_lambda <= 1, "replay.gae_lambda", gae_lambda, "must be in [0, 1]")
+        require(
+            (num_steps * num_envs) % minibatches == 0,
+            "replay.minibatches",
+            minibatches,
+            f"must divide the rollout size num_steps * num_envs = {num_steps * num_envs}",
+        )
+        self.gamma, self.gae_lambda, self.normalize_advantage = gamma, gae_lambda, normalize_advantage
+        self.epochs, self.minibatches = epochs, minibatches
+        self.collect_steps = num_steps
+        self.store = StepStore(num_steps, num_envs)
+        self.stop_epochs = False
+
+    def add(self, step: dict[str, torch.Tensor]) -> None:
+        self.store.add(step)
+
+    def ready(self) -> bool:
+        return self.store.size == self.store.rows
+
+    def batches(self, net) -> Iterator[Batch]:
+        d = self.store.data
+        with torch.no_grad():
+            next_value = net(d["next_obs"].flatten(0, 1))["value"].view_as(d["reward"])
+        advantage = gae(d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda)
+        data = Batch(
+            obs=d["obs"], action=d["action"], logp=d["logp"], value=d["value"],
+            advantage=advantage, returns=advantage + d["value"],
+        )
+        data = Batch({k: v.flatten(0, 1) for k, v in data.items()})
+        self.store.size = 0  # the next rollout overwrites this one
+        self.stop_epochs = False
+        size = len(data.action) // self.minibatches
+        for _ in range(self.epochs):
+            order = torch.randperm(len(data.action))
+            for i in range(self.minibatches):
+                batch = Batch({k: v[order[i * size : (i + 1) * size]] for k, v in data.items()})
+                if self.normalize_advantage:
+                    batch["advantage"] = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)
+                yield batch
+                if self.stop_epochs:
+                    return
+
+    def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
+        """A loss may end this rollout's epochs early (PPO's target-KL stop)."""
+        if "stop_epochs" in out:
+            self.stop_epochs = bool(out["stop_epochs"])

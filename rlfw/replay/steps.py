@@ -1,0 +1,58 @@
+"""Preallocated, time-major storage of vector-env steps: every field is a ``[T, num_envs, ...]`` tensor.
+
+Keeping steps in time order per env lets n-step returns be gathered at sample time (no per-step
+Python bookkeeping): a sample ``(t, e)`` reads rows ``t .. t+n-1`` of column ``e``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from rlfw.batch import Batch
+
+
+class StepStore:
+    def __init__(self, rows: int, num_envs: int):
+        self.rows, self.num_envs = rows, num_envs
+        self.data: dict[str, torch.Tensor] = {}
+        self.pos = 0  # next row to write
+        self.size = 0  # rows written, at most ``rows``
+
+    def add(self, step: dict[str, torch.Tensor]) -> int:
+        """Write one vector step (each value ``[num_envs, ...]``) and return its row."""
+        if not self.data:  # allocate on first use, from the first step's shapes and dtypes
+            self.data = {k: torch.zeros((self.rows, *v.shape), dtype=v.dtype) for k, v in step.items()}
+        row = self.pos
+        for k, v in step.items():
+            self.data[k][row] = v
+        self.pos = (self.pos + 1) % self.rows
+        self.size = min(self.size + 1, self.rows)
+        return row
+
+    def oldest_row(self) -> int:
+        return (self.pos - self.size) % self.rows
+
+    def n_step(self, t: torch.Tensor, e: torch.Tensor, n: int, gamma: float) -> Batch:
+        """Transitions starting at rows ``t``, envs ``e`` (both ``[B]``), with n-step returns.
+
+        reward   = sum_{k < m} gamma^k r_{t+k}, where m <= n stops after the first episode end
+        next_obs = s_{t+m} (the true final observation when the episode ended)
+        discount = gamma^m; terminated says whether s_{t+m} is terminal (then nothing bootstraps)
+        """
+        d = self.data
+        k = torch.arange(n)
+        rows = (t[:, None] + k) % self.rows  # [B, n]
+        cols = e[:, None]
+        ended = (d["terminated"][rows, cols] | d["truncated"][rows, cols]).float()
+        alive = (ended.cumsum(1) - ended) == 0  # no episode end before step k
+        m = alive.sum(1)  # steps used, 1..n
+        reward = (alive * gamma**k * d["reward"][rows, cols]).sum(1)
+        last = rows.gather(1, (m - 1)[:, None]).squeeze(1)
+        return Batch(
+            obs=d["obs"][t, e],
+            action=d["action"][t, e],
+            reward=reward,
+            next_obs=d["next_obs"][last, e],
+            terminated=d["terminated"][last, e],
+            discount=gamma ** m.to(reward.dtype),
+        )

@@ -1,0 +1,70 @@
+"""Uniform experience replay over a preallocated ring buffer, with optional n-step returns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import torch
+
+from rlfw.batch import Batch
+from rlfw.errors import require
+from rlfw.registry import register
+from rlfw.replay.steps import StepStore
+
+
+@register("replay", "uniform")
+class UniformReplay:
+    """Every ``collect_steps`` vector steps, yields ``updates`` batches of ``batch_size`` transitions
+    sampled uniformly from the last ``capacity`` transitions (once ``learning_starts`` were stored).
+    """
+
+    provides = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
+
+    def __init__(
+        self,
+        num_envs: int,
+        gamma: float,
+        capacity: int = 100_000,
+        batch_size: int = 64,
+        learning_starts: int = 1000,
+        collect_steps: int = 1,
+        updates: int = 1,
+        n_step: int = 1,
+    ):
+        for key, value in (("capacity", capacity), ("batch_size", batch_size), ("collect_steps", collect_steps), ("n_step", n_step)):
+            require(value >= 1, f"replay.{key}", value, "must be >= 1")
+        require(updates >= 1, "replay.updates", updates, "must be >= 1 (batches per collect phase)")
+        require(learning_starts >= 0, "replay.learning_starts", learning_starts, "must be >= 0")
+        require(
+            batch_size <= capacity,
+            "replay.batch_size",
+            batch_size,
+            f"must not exceed replay.capacity={capacity}",
+        )
+        require(capacity >= num_envs * (n_step + 1), "replay.capacity", capacity, f"must hold at least (n_step + 1) * num_envs = {num_envs * (n_step + 1)} transitions")
+        self.num_envs, self.gamma, self.n_step = num_envs, gamma, n_step
+        self.batch_size, self.learning_starts = batch_size, learning_starts
+        self.collect_steps, self.updates = collect_steps, updates
+        self.store = StepStore(capacity // num_envs, num_envs)
+
+    def __len__(self) -> int:
+        """Transitions whose n-step window is complete (the ones that can be sampled)."""
+        return max(0, self.store.size - self.n_step + 1) * self.num_envs
+
+    def add(self, step: dict[str, torch.Tensor]) -> None:
+        self.store.add(step)
+
+    def ready(self) -> bool:
+        return len(self) >= max(self.learning_starts, self.batch_size)
+
+    def sample(self) -> Batch:
+        t = (self.store.oldest_row() + torch.randint(len(self) // self.num_envs, (self.batch_size,))) % self.store.rows
+        e = torch.randint(self.num_envs, (self.batch_size,))
+        return self.store.n_step(t, e, self.n_step, self.gamma)
+
+    def batches(self, net) -> Iterator[Batch]:
+        for _ in range(self.updates):
+            yield self.sample()
+
+    def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
+        pass

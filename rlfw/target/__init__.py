@@ -1,0 +1,1 @@
+from rlfw.target import hard, none, polyak  # noqa: F401  (registers)

@@ -1,0 +1,18 @@
+"""No target network (actor-critic losses bootstrap from the rollout's own values)."""
+
+from __future__ import annotations
+
+from torch import nn
+
+from rlfw.registry import register
+
+
+@register("target", "none")
+class NoTarget:
+    uses_target = False
+
+    def __init__(self):
+        pass
+
+    def step(self, online: nn.Module, target: nn.Module | None, update: int) -> None:
+        pass
