@@ -12,12 +12,6 @@ from typing import Any
 
 from torch import nn
 
-import rlfw.env
-import rlfw.explore
-import rlfw.loss
-import rlfw.optim
-import rlfw.replay
-import rlfw.target  # noqa: F401  (the imports register the shipped options)
 from rlfw.errors import ConfigError, require
 from rlfw.network import build_network
 from rlfw.registry import build

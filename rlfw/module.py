@@ -107,7 +107,6 @@ class RLModule(pl.LightningModule):
                     next_progress = time.monotonic() + cfg["progress_every_s"]
             if not self.evals or self.evals[-1]["env_steps"] != self.env_steps:
                 self._evaluate(eval_envs)  # the final evaluation, after the last update
-            self._progress()
         finally:
             envs.close()
             eval_envs.close()
@@ -128,7 +127,7 @@ class RLModule(pl.LightningModule):
 
     def _log_update(self, out: dict[str, torch.Tensor], loss: torch.Tensor) -> None:
         metrics = {f"train/{k}": float(v.detach()) for k, v in out.items() if v.ndim == 0 and k != "stop_epochs"}
-        metrics["train/loss"] = float(loss)
+        metrics["train/loss"] = float(loss.detach())
         metrics["train/updates"] = self.updates
         metrics["train/lr"] = self.trainer.optimizers[0].param_groups[0]["lr"]
         if hasattr(self.explore, "epsilon"):

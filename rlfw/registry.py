@@ -7,6 +7,7 @@ what is valid, so a bad config fails before training starts.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import types
 import typing
@@ -20,6 +21,17 @@ KINDS = ("env", "encoder", "head", "explore", "replay", "target", "loss", "optim
 CONF_DIRS = {kind: kind for kind in KINDS} | {"encoder": "network/encoder", "head": "network/head"}
 
 _REGISTRY: dict[str, dict[str, type]] = {kind: {} for kind in KINDS}
+# The packages whose imports register rlfw's shipped options.
+_BUILTINS = ("rlfw.env", "rlfw.network", "rlfw.explore", "rlfw.replay", "rlfw.target", "rlfw.loss", "rlfw.optim")
+_loaded = False
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in _BUILTINS:
+            importlib.import_module(module)
 
 
 def register(kind: str, name: str) -> Callable[[type], type]:
@@ -39,11 +51,13 @@ def register(kind: str, name: str) -> Callable[[type], type]:
 
 def names(kind: str) -> list[str]:
     """The registered option names of one kind, sorted."""
+    _load_builtins()
     return sorted(_REGISTRY[kind])
 
 
 def lookup(kind: str, name: str, key: str | None = None) -> type:
     """The class registered as ``(kind, name)``; a ``ConfigError`` listing valid names otherwise."""
+    _load_builtins()
     if name not in _REGISTRY[kind]:
         raise ConfigError(
             f"{key or kind + '.name'}={name!r}: not a registered {kind}; valid: {', '.join(names(kind))}"

@@ -20,7 +20,8 @@ class _Optim:
         self.lr, self.anneal_lr, self.groups, self.kwargs = lr, anneal_lr, dict(groups or {}), kwargs
 
     def build(self, net: nn.Module) -> torch.optim.Optimizer:
-        return self.torch_class(param_groups(net, self.groups), lr=self.lr, **self.kwargs)
+        # foreach: one kernel per step for all tensors (torch only defaults to it on CUDA).
+        return self.torch_class(param_groups(net, self.groups), lr=self.lr, foreach=True, **self.kwargs)
 
 
 @register("optim", "adam")

@@ -1,0 +1,33 @@
+import pytest
+import torch
+
+from rlfw.explore.epsilon_greedy import EpsilonGreedy
+from rlfw.explore.greedy import Greedy
+from rlfw.explore.sample import Sample
+
+
+def test_epsilon_decays_linearly_then_stays():
+    e = EpsilonGreedy(start=1.0, end=0.1, decay_steps=100)
+    assert [e.epsilon(s) for s in (0, 50, 100, 1000)] == pytest.approx([1.0, 0.55, 0.1, 0.1])
+
+
+def test_epsilon_greedy_explores_at_the_scheduled_rate():
+    q = torch.tensor([[0.0, 1.0, 0.0, 0.0]]).repeat(20_000, 1)
+    e = EpsilonGreedy(start=0.4, end=0.4, decay_steps=1)
+    action, extras = e.act({"q": q}, 0)
+    non_greedy = (action != 1).float().mean()
+    assert abs(non_greedy - 0.4 * 3 / 4) < 0.02 and extras == {}
+    assert torch.all(EpsilonGreedy(0.0, 0.0, 1).act({"q": q}, 0)[0] == 1)
+
+
+def test_greedy_reads_q_or_logits():
+    assert Greedy().act({"q": torch.tensor([[1.0, 3.0]])}, 0)[0].item() == 1
+    assert Greedy().act({"logits": torch.tensor([[2.0, -1.0]]), "value": torch.zeros(1)}, 0)[0].item() == 0
+
+
+def test_sample_records_logp_and_value():
+    logits = torch.log(torch.tensor([[0.9, 0.1]])).repeat(10_000, 1)
+    action, extras = Sample().act({"logits": logits, "value": torch.zeros(10_000)}, 0)
+    assert abs(action.float().mean() - 0.1) < 0.02
+    torch.testing.assert_close(extras["logp"], logits.gather(1, action[:, None]).squeeze(1))
+    assert extras["value"].shape == (10_000,)

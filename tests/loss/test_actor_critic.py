@@ -1,0 +1,71 @@
+import torch
+from torch import nn
+
+from rlfw.batch import Batch
+from rlfw.loss.a2c import A2CLoss
+from rlfw.loss.actor_critic import value_loss
+from rlfw.loss.ppo import PPOLoss
+from rlfw.network.encoder.mlp import MLP
+from rlfw.network.head.actor_critic import ActorCritic
+from tests.helpers import spec
+
+
+def net_and_batch():
+    s = spec(obs_dim=3, actions=4)
+    net = ActorCritic(s, lambda: MLP(s, [8]), shared=True)
+    obs = torch.randn(16, 3)
+    with torch.no_grad():
+        out = net(obs)
+        dist = torch.distributions.Categorical(logits=out["logits"])
+        action = dist.sample()
+        logp = dist.log_prob(action)
+    batch = Batch(
+        obs=obs, action=action, logp=logp, value=out["value"],
+        advantage=torch.randn(16), returns=torch.randn(16),
+    )
+    return net, batch
+
+
+def policy_grad(loss: nn.Module, net: nn.Module, batch: Batch) -> torch.Tensor:
+    net.zero_grad()
+    loss(batch, net)["loss_policy"].backward()
+    return torch.cat([p.grad.flatten() for p in net.actor.parameters()])
+
+
+def test_ppo_at_ratio_one_has_the_a2c_policy_gradient():
+    net, batch = net_and_batch()  # batch.logp is the current policy's: ratio == 1
+    ppo = policy_grad(PPOLoss(clip=0.2), net, batch)
+    a2c = policy_grad(A2CLoss(), net, batch)
+    assert ppo.abs().sum() > 0
+    torch.testing.assert_close(ppo, a2c)
+
+
+def test_ppo_clipped_ratio_gives_no_policy_gradient():
+    net, batch = net_and_batch()
+    batch["logp"] = batch.logp - 1.0  # ratio = e > 1 + clip
+    batch["advantage"] = torch.ones(16)  # positive advantage: the clipped branch is the minimum
+    out = PPOLoss(clip=0.2)(batch, net)
+    assert out["clip_fraction"] == 1.0
+    out["loss_policy"].backward()
+    assert all(p.grad is None or torch.all(p.grad == 0) for p in net.actor.parameters())
+
+
+def test_value_clipping_is_pessimistic():
+    value, returns, old = torch.tensor([2.0]), torch.tensor([3.0]), torch.tensor([0.0])
+    torch.testing.assert_close(value_loss(value, returns), torch.tensor(0.5))
+    # clipped value 0 + 0.5 = 0.5: its error (2.5) is larger, and the max takes it
+    torch.testing.assert_close(value_loss(value, returns, old, clip=0.5), torch.tensor(0.5 * 2.5**2))
+
+
+def test_target_kl_flags_the_early_stop():
+    net, batch = net_and_batch()
+    assert "stop_epochs" not in PPOLoss()(batch, net)
+    batch["logp"] = batch.logp - 0.5
+    assert bool(PPOLoss(target_kl=0.01)(batch, net)["stop_epochs"])
+
+
+def test_entropy_bonus_lowers_the_loss_for_uniform_policies():
+    net, batch = net_and_batch()
+    out = A2CLoss(ent_coef=0.1)(batch, net)
+    torch.testing.assert_close(out["loss_entropy"], -0.1 * out["entropy"])
+    assert out["entropy"] > 0

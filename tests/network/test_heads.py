@@ -1,0 +1,43 @@
+import pytest
+import torch
+import gymnasium as gym
+
+from rlfw.env.spec import EnvSpec
+from rlfw.errors import ConfigError
+from rlfw.network import build_network
+from tests.helpers import spec
+
+MLP = {"name": "mlp", "hidden": [16, 16], "activation": "relu"}
+
+
+def test_q_head_outputs_one_value_per_action():
+    net = build_network({"encoder": MLP, "head": {"name": "q"}}, spec(4, 3))
+    assert net(torch.randn(5, 4))["q"].shape == (5, 3)
+    assert set(dict(net.named_children())) == {"encoder", "q"}
+
+
+def test_dueling_advantages_are_centred():
+    net = build_network({"encoder": MLP, "head": {"name": "dueling_q"}}, spec(4, 3))
+    obs = torch.randn(5, 4)
+    q = net(obs)["q"]
+    value = net.value(net.encoder(obs))
+    torch.testing.assert_close(q.mean(dim=1, keepdim=True), value)
+
+
+@pytest.mark.parametrize("shared, parts", [(True, {"encoder", "actor", "critic"}), (False, {"actor", "critic"})])
+def test_actor_critic_shared_or_separate_trunks(shared, parts):
+    net = build_network({"encoder": MLP, "head": {"name": "actor_critic", "shared": shared}}, spec(4, 2))
+    out = net(torch.randn(7, 4))
+    assert out["logits"].shape == (7, 2) and out["value"].shape == (7,)
+    assert set(dict(net.named_children())) == parts
+    actor_params = {id(p) for p in net.actor.parameters()}
+    critic_params = {id(p) for p in net.critic.parameters()}
+    assert not (actor_params & critic_params)  # with a shared trunk the trunk is `encoder`, in neither head
+    if not shared:
+        assert len(actor_params) == len(critic_params) == 6  # each its own 2-layer trunk + output layer
+
+
+def test_continuous_action_space_is_refused_with_the_env_named():
+    box = EnvSpec("Pendulum-v1", (3,), gym.spaces.Box(-2, 2, (1,)), None)
+    with pytest.raises(ConfigError, match=r"env.id='Pendulum-v1'.*needs a Discrete action space"):
+        build_network({"encoder": MLP, "head": {"name": "q"}}, box)

@@ -1,0 +1,50 @@
+import torch
+
+from rlfw.replay.prioritized import PrioritizedReplay
+from rlfw.replay.sum_tree import SumTree
+from tests.replay.test_uniform import step
+
+
+def test_sum_tree_samples_in_proportion_to_priority():
+    tree = SumTree(5)
+    tree.set(torch.arange(5), torch.tensor([0.0, 1.0, 2.0, 0.0, 7.0]))
+    assert tree.total == 10.0
+    leaves = tree.find(torch.rand(100_000) * tree.total)
+    freq = torch.bincount(leaves, minlength=5).double() / 100_000
+    torch.testing.assert_close(freq, torch.tensor([0.0, 0.1, 0.2, 0.0, 0.7], dtype=torch.float64), atol=0.01, rtol=0)
+    assert tree.find(torch.tensor([10.0 - 1e-12])).item() == 4  # never an empty leaf at the edge
+
+
+def test_priorities_follow_td_errors_and_weights_correct_them():
+    r = PrioritizedReplay(num_envs=1, gamma=0.9, total_env_steps=100, capacity=8, batch_size=4, learning_starts=0, alpha=1.0, beta=1.0)
+    for i in range(4):
+        r.add(step(i))
+    b = r.sample()
+    r.feedback(b, {"td_error": torch.zeros(4)})  # every sampled index gets priority eps
+    r.tree.set(torch.tensor([2]), torch.tensor([1.0]))
+    b = r.sample()
+    assert torch.all(b.index == 2)  # all the mass is on index 2 (up to eps)
+    r.tree.set(torch.arange(4), torch.tensor([1.0, 1.0, 1.0, 3.0]))
+    counts = torch.bincount(torch.cat([r.sample().index for _ in range(2000)]), minlength=4)
+    assert counts[3] > 2.5 * counts[0]
+    b = r.sample()
+    # beta = 1: w = 1 / (N P(i)), normalised by the batch max; rare samples get the larger weight
+    expected = (1.0 / r.tree.get(b.index)) / (1.0 / r.tree.get(b.index)).max()
+    torch.testing.assert_close(b.weight, expected.float())
+
+
+def test_beta_anneals_to_one():
+    r = PrioritizedReplay(num_envs=2, gamma=0.9, total_env_steps=10, capacity=20, batch_size=2, beta=0.4)
+    assert r.beta() == 0.4
+    for i in range(5):
+        r.add(step(i, num_envs=2))
+    assert r.beta() == 1.0
+
+
+def test_n_step_rows_become_sampleable_once_complete():
+    r = PrioritizedReplay(num_envs=1, gamma=0.9, total_env_steps=10, capacity=10, batch_size=2, learning_starts=0, n_step=3)
+    r.add(step(0))
+    r.add(step(1))
+    assert r.tree.total == 0
+    r.add(step(2))
+    assert r.tree.total == 1.0 and float(r.tree.get(torch.tensor([0]))) == 1.0

@@ -1,0 +1,55 @@
+import pytest
+import torch
+
+from rlfw.errors import ConfigError
+from rlfw.replay.rollout import Rollout
+
+
+class ConstantValue(torch.nn.Module):
+    def forward(self, obs):
+        return {"value": torch.full(obs.shape[:1], 2.0)}
+
+
+def fill(r: Rollout, num_envs: int, steps: int):
+    for t in range(steps):
+        r.add({
+            "obs": torch.full((num_envs, 1), float(t)), "action": torch.zeros(num_envs, dtype=torch.long),
+            "reward": torch.ones(num_envs), "next_obs": torch.zeros(num_envs, 1),
+            "terminated": torch.zeros(num_envs, dtype=torch.bool), "truncated": torch.full((num_envs,), t == steps - 1),
+            "logp": torch.zeros(num_envs), "value": torch.zeros(num_envs),
+        })
+
+
+def test_epochs_times_minibatches_cover_the_rollout_each_epoch():
+    r = Rollout(num_envs=2, gamma=0.9, num_steps=8, epochs=3, minibatches=4, normalize_advantage=False)
+    fill(r, 2, 8)
+    assert r.ready()
+    batches = list(r.batches(ConstantValue()))
+    assert len(batches) == 12 and all(len(b.obs) == 4 for b in batches)
+    for epoch in range(3):
+        seen = torch.cat([b.obs for b in batches[4 * epoch : 4 * epoch + 4]]).flatten().sort().values
+        torch.testing.assert_close(seen, torch.arange(8.0).repeat_interleave(2))
+    assert not r.ready()  # consumed: the next rollout starts empty
+
+
+def test_last_step_bootstraps_from_the_critic():
+    r = Rollout(num_envs=1, gamma=0.5, num_steps=1, epochs=1, minibatches=1, gae_lambda=1.0, normalize_advantage=False)
+    fill(r, 1, 1)
+    (b,) = r.batches(ConstantValue())
+    torch.testing.assert_close(b.advantage, torch.tensor([1.0 + 0.5 * 2.0]))  # truncated: r + gamma V(final obs)
+    torch.testing.assert_close(b.returns, b.advantage + b.value)
+
+
+def test_feedback_can_stop_the_remaining_epochs():
+    r = Rollout(num_envs=1, gamma=0.9, num_steps=4, epochs=5, minibatches=2)
+    fill(r, 1, 4)
+    seen = 0
+    for b in r.batches(ConstantValue()):
+        seen += 1
+        r.feedback(b, {"stop_epochs": torch.tensor(seen == 3)})
+    assert seen == 3
+
+
+def test_minibatches_must_divide_the_rollout():
+    with pytest.raises(ConfigError, match="replay.minibatches=3"):
+        Rollout(num_envs=2, gamma=0.9, num_steps=4, minibatches=3)

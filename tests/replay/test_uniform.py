@@ -1,0 +1,69 @@
+import pytest
+import torch
+
+from rlfw.errors import ConfigError
+from rlfw.replay.uniform import UniformReplay
+
+
+def step(i: int, num_envs: int = 1, terminated=False, truncated=False) -> dict:
+    return {
+        "obs": torch.full((num_envs, 1), float(i)),
+        "action": torch.zeros(num_envs, dtype=torch.long),
+        "reward": torch.full((num_envs,), float(i)),
+        "next_obs": torch.full((num_envs, 1), float(i + 1)),
+        "terminated": torch.full((num_envs,), terminated),
+        "truncated": torch.full((num_envs,), truncated),
+    }
+
+
+def test_n_step_return_equals_hand_computed_sum():
+    r = UniformReplay(num_envs=1, gamma=0.5, capacity=100, batch_size=1, learning_starts=0, n_step=3)
+    for i in range(1, 6):
+        r.add(step(i))
+    b = r.store.n_step(torch.tensor([0]), torch.tensor([0]), 3, 0.5)  # rewards 1, 2, 3
+    assert float(b.reward) == 1 + 0.5 * 2 + 0.25 * 3
+    assert float(b.next_obs) == 4.0 and float(b.discount) == 0.125 and not bool(b.terminated)
+
+
+def test_n_step_stops_at_episode_end():
+    r = UniformReplay(num_envs=1, gamma=0.5, capacity=100, batch_size=1, learning_starts=0, n_step=3)
+    r.add(step(1))
+    r.add(step(2, terminated=True))
+    r.add(step(3))
+    r.add(step(4))
+    b = r.store.n_step(torch.tensor([0]), torch.tensor([0]), 3, 0.5)
+    assert float(b.reward) == 1 + 0.5 * 2  # step 3 belongs to the next episode
+    assert bool(b.terminated) and float(b.discount) == 0.25 and float(b.next_obs) == 3.0
+    r2 = UniformReplay(num_envs=1, gamma=0.5, capacity=100, batch_size=1, learning_starts=0, n_step=3)
+    for s in (step(1), step(2, truncated=True), step(3), step(4)):
+        r2.add(s)
+    b = r2.store.n_step(torch.tensor([0]), torch.tensor([0]), 3, 0.5)
+    assert not bool(b.terminated) and float(b.discount) == 0.25  # truncation: bootstrap from s_3
+
+
+def test_ring_buffer_keeps_the_newest_and_samples_only_complete_windows():
+    r = UniformReplay(num_envs=2, gamma=0.9, capacity=10, batch_size=8, learning_starts=0, n_step=2)
+    for i in range(12):
+        r.add(step(i, num_envs=2))
+    assert len(r) == (5 - 1) * 2  # 5 rows kept, the newest has no complete 2-step window yet
+    obs = torch.cat([r.sample().obs for _ in range(20)]).flatten()
+    assert set(obs.tolist()) == {7.0, 8.0, 9.0, 10.0}
+
+
+def test_ready_waits_for_learning_starts():
+    r = UniformReplay(num_envs=1, gamma=0.9, capacity=100, batch_size=4, learning_starts=10)
+    for i in range(9):
+        r.add(step(i))
+    assert not r.ready()
+    r.add(step(9))
+    assert r.ready()
+    assert len(list(r.batches(None))) == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, key",
+    [({"batch_size": 200}, "replay.batch_size"), ({"capacity": -1}, "replay.capacity"), ({"n_step": 0}, "replay.n_step")],
+)
+def test_bad_sizes_name_the_key(kwargs, key):
+    with pytest.raises(ConfigError, match=key):
+        UniformReplay(num_envs=1, gamma=0.9, **{"capacity": 100, **kwargs})
