@@ -10,6 +10,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from rlfw.build import build_parts
 from rlfw.config_path import config_dir
 from rlfw.errors import ConfigError
 
@@ -21,15 +22,15 @@ def main(cfg: DictConfig) -> float:
     """Train one run; return the final greedy-eval return (what a sweeper optimises)."""
     hydra_cfg = HydraConfig.get()
     names = {"algo": hydra_cfg.runtime.choices.get("algo"), "env": hydra_cfg.runtime.choices.get("env")}
+    resolved = OmegaConf.to_container(cfg, resolve=True)
     try:
-        resolved = OmegaConf.to_container(cfg, resolve=True)
-        from rlfw.train import train  # imports Lightning (seconds): after the config resolved
-
-        summary = train(resolved, Path(hydra_cfg.runtime.output_dir), names)
+        parts = build_parts(resolved)  # every check, before Lightning is imported or anything is written
     except ConfigError as err:
         print(f"rlfw: config error: {err}", file=sys.stderr)
         sys.exit(2)
-    return summary["eval_return_mean"]
+    from rlfw.train import train  # imports Lightning (seconds)
+
+    return train(resolved, parts, Path(hydra_cfg.runtime.output_dir), names)["eval_return_mean"]
 
 
 if __name__ == "__main__":

@@ -10,11 +10,12 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+import torch
 from torch import nn
 
 from rlfw.errors import ConfigError, require
 from rlfw.network import build_network
-from rlfw.registry import build
+from rlfw.registry import build, lookup
 
 
 @dataclass
@@ -44,8 +45,14 @@ def check_run(cfg: dict[str, Any]) -> None:
 
 
 def build_parts(cfg: dict[str, Any]) -> Parts:
-    """``cfg`` is the whole resolved config as plain containers."""
+    """``cfg`` is the whole resolved config as plain containers.
+
+    Seeds torch first: with the same ``seed``, a CPU run is reproducible from its initial weights on
+    (envs are seeded from ``seed`` too, in ``RLModule.experience``).
+    """
     check_run(cfg)
+    check_fit(cfg)
+    torch.manual_seed(cfg["seed"])
     env = build("env", cfg["env"], "env")
     net = build_network(cfg["network"], env.spec)
     explore = build("explore", cfg["explore"], "explore")
@@ -56,7 +63,6 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
         replay_context["total_env_steps"] = cfg["total_env_steps"]
     replay = build("replay", cfg["replay"], "replay", **replay_context)
     optim = build("optim", cfg["optim"], "optim")
-    check_fit(cfg, net, explore, replay, target, loss)
     optim.build(net)  # fails now, not at fit time, on an unknown optim.groups part
     target_net = None
     if target.uses_target:
@@ -68,26 +74,31 @@ def _names(keys) -> str:
     return ", ".join(sorted(keys))
 
 
-def check_fit(cfg: dict[str, Any], net, explore, replay, target, loss) -> None:
-    head, loss_name = cfg["network"]["head"]["name"], cfg["loss"]["name"]
-    for who, needs in ((f"explore={cfg['explore']['name']}", explore.needs), (f"loss={loss_name}", loss.needs)):
-        if not needs <= net.outputs:
+def check_fit(cfg: dict[str, Any]) -> None:
+    """Do the chosen options fit together? Checked on their classes, before any is built."""
+    keys = {"head": "network.head", "explore": "explore", "replay": "replay", "target": "target", "loss": "loss"}
+    nodes = {"head": cfg["network"]["head"], **{kind: cfg[kind] for kind in keys if kind != "head"}}
+    option = {kind: lookup(kind, nodes[kind].get("name"), f"{keys[kind]}.name") for kind in keys}
+    head, explore, replay, target, loss = (option[k] for k in keys)
+    chosen = {kind: cls.registered_name for kind, cls in option.items()}
+    for who, needs in ((f"explore={chosen['explore']}", explore.needs), (f"loss={chosen['loss']}", loss.needs)):
+        if not needs <= head.outputs:
             raise ConfigError(
-                f"{who}: needs network outputs {_names(needs)}; network/head={head} gives {_names(net.outputs)}"
+                f"{who}: needs network outputs {_names(needs)}; network/head={chosen['head']} gives {_names(head.outputs)}"
             )
     missing = loss.needs_batch - replay.provides
     if missing:
         raise ConfigError(
-            f"loss={loss_name}: needs batch fields {_names(missing)} that replay={cfg['replay']['name']} does not provide"
+            f"loss={chosen['loss']}: needs batch fields {_names(missing)} that replay={chosen['replay']} does not provide"
             f" (it provides {_names(replay.provides)})"
         )
     missing = getattr(replay, "needs_extras", frozenset()) - explore.extras
     if missing:
         raise ConfigError(
-            f"replay={cfg['replay']['name']}: needs {_names(missing)} recorded while acting;"
-            f" explore={cfg['explore']['name']} records {_names(explore.extras) or 'nothing'} (use explore=sample)"
+            f"replay={chosen['replay']}: needs {_names(missing)} recorded while acting;"
+            f" explore={chosen['explore']} records {_names(explore.extras) or 'nothing'} (use explore=sample)"
         )
     if loss.needs_target and not target.uses_target:
         raise ConfigError(
-            f"target={cfg['target']['name']}: loss={loss_name} needs a target network; use target=hard or target=polyak"
+            f"target={chosen['target']}: loss={chosen['loss']} needs a target network; use target=hard or target=polyak"
         )

@@ -19,7 +19,7 @@ import torch
 from torch.utils.data import DataLoader, IterableDataset
 
 from rlfw.batch import Batch
-from rlfw.build import build_parts
+from rlfw.build import Parts, build_parts
 from rlfw.collector import Collector
 from rlfw.evaluate import evaluate
 
@@ -35,10 +35,10 @@ class _Stream(IterableDataset):
 
 
 class RLModule(pl.LightningModule):
-    def __init__(self, cfg: dict[str, Any]):
+    def __init__(self, cfg: dict[str, Any], parts: Parts | None = None):
         super().__init__()
         self.cfg = cfg
-        parts = build_parts(cfg)
+        parts = parts or build_parts(cfg)
         self.env, self.explore, self.replay, self.target_rule, self.optim = (
             parts.env, parts.explore, parts.replay, parts.target, parts.optim,
         )
@@ -72,12 +72,21 @@ class RLModule(pl.LightningModule):
         out = self.loss_fn(batch, self.net, self.target_net)
         loss = sum(v for k, v in out.items() if k.startswith("loss_"))
         self.replay.feedback(batch, out)
-        if self.updates % self.cfg["log_every"] == 0:
+        if self.logger is not None and self.updates % self.cfg["log_every"] == 0:
             self._log_update(out, loss)
         return loss
 
-    def optimizer_step(self, *args, **kwargs) -> None:
-        super().optimizer_step(*args, **kwargs)
+    def optimizer_zero_grad(self, epoch: int, batch_idx: int, optimizer) -> None:
+        """No-op: gradients are zeroed right after each optimizer step instead (``optimizer_step``).
+
+        With batches pulled inside ``training_step``, the ``batch_idx`` Lightning passes here lags by
+        one, so its zeroing would fall on the second batch of an accumulation window and drop the
+        first batch's gradient.
+        """
+
+    def optimizer_step(self, epoch: int, batch_idx: int, optimizer, optimizer_closure=None) -> None:
+        super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
+        optimizer.zero_grad()
         self.updates += 1
         if self.target_net is not None:
             self.target_rule.step(self.net, self.target_net, self.updates)
@@ -132,7 +141,7 @@ class RLModule(pl.LightningModule):
         metrics["train/lr"] = self.trainer.optimizers[0].param_groups[0]["lr"]
         if hasattr(self.explore, "epsilon"):
             metrics["train/epsilon"] = self.explore.epsilon(self.env_steps)
-        if self.collector.recent_returns:
+        if self.collector is not None and self.collector.recent_returns:
             metrics["train/episode_return"] = float(np.mean(self.collector.recent_returns))
             metrics["train/episode_length"] = float(np.mean(self.collector.recent_lengths))
         metrics["time/steps_per_s"] = self.steps_per_second()

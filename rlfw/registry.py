@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import logging
 import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from rlfw.errors import ConfigError
+
+log = logging.getLogger("rlfw")
 
 KINDS = ("env", "encoder", "head", "explore", "replay", "target", "loss", "optim")
 # Where each kind's yaml options live under conf/.
@@ -75,26 +78,41 @@ def build(kind: str, cfg: Mapping[str, Any], key: str, **context: Any) -> Any:
         raise ConfigError(f"{key}.name is missing; valid: {', '.join(names(kind))}")
     cls = lookup(kind, cfg["name"], f"{key}.name")
     values = {k: v for k, v in cfg.items() if k != "name"}
-    return cls(**check_values(cls, values, key, set(context)), **context)
+    return cls(**check_values(kind, cls, values, key, set(context)), **context)
 
 
-def check_values(cls: type, values: Mapping[str, Any], key: str, supplied: set[str]) -> dict[str, Any]:
-    """Check config ``values`` against ``cls.__init__``'s annotated parameters."""
-    params = {
-        p.name: p
+def _parameters(cls: type) -> set[str]:
+    return {
+        p.name
         for p in inspect.signature(cls.__init__).parameters.values()
         if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     }
+
+
+def check_values(kind: str, cls: type, values: Mapping[str, Any], key: str, supplied: set[str]) -> dict[str, Any]:
+    """Check config ``values`` against ``cls.__init__``'s annotated parameters.
+
+    A key no option of ``kind`` takes is an error (a typo). A key that only another option takes is
+    dropped with a warning: a tuned file sets ``target.period`` for ``target=hard``, and the user
+    chose ``target=polyak`` on the command line.
+    """
     hints = typing.get_type_hints(cls.__init__)
-    configurable = sorted(set(params) - supplied)
+    configurable = sorted(_parameters(cls) - supplied)
+    kept = {}
     for name, value in values.items():
         if name not in configurable:
-            raise ConfigError(
-                f"{key}.{name}: unknown key for {key}={cls.registered_name}; valid keys: {', '.join(configurable)}"
-            )
+            owners = [n for n, other in _REGISTRY[kind].items() if name in _parameters(other) - supplied]
+            if not owners:
+                raise ConfigError(
+                    f"{key}.{name}: unknown key for {key}={cls.registered_name}; valid keys: {', '.join(configurable) or 'none'}"
+                )
+            log.warning("ignoring %s.%s=%r: it is a key of %s, not of %s=%s", key, name, value,
+                        " / ".join(f"{key}={o}" for o in owners), key, cls.registered_name)
+            continue
         if name in hints and not _matches(value, hints[name]):
             raise ConfigError(f"{key}.{name}={value!r}: expected {_type_name(hints[name])}")
-    return dict(values)
+        kept[name] = value
+    return kept
 
 
 def _matches(value: Any, hint: Any) -> bool:

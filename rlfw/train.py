@@ -17,6 +17,7 @@ import lightning.pytorch as pl
 import torch
 
 import rlfw
+from rlfw.build import Parts
 from rlfw.checkpoint import LastCheckpoint
 from rlfw.errors import ConfigError
 from rlfw.module import RLModule
@@ -51,14 +52,14 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
-def train(cfg: dict[str, Any], run_dir: Path, names: dict[str, str]) -> dict[str, Any]:
-    """Train one run described by the resolved ``cfg``; returns (and writes) the summary."""
+def train(cfg: dict[str, Any], parts: Parts, run_dir: Path, names: dict[str, str]) -> dict[str, Any]:
+    """Train one run described by the resolved ``cfg`` with its checked ``parts`` (``build_parts``);
+    returns (and writes) the summary."""
     torch.set_num_threads(cfg["threads"])
     for pattern in QUIET_WARNINGS:
         warnings.filterwarnings("ignore", message=pattern)
     logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)
-    pl.seed_everything(cfg["seed"], verbose=False)
-    module = RLModule(cfg)  # every config check happens here, before anything is written
+    module = RLModule(cfg, parts)
     logger = make_logger(cfg, run_dir)
     trainer = pl.Trainer(
         max_epochs=1,
