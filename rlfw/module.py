@@ -104,6 +104,8 @@ class RLModule(pl.LightningModule):
         try:
             while c.env_steps < self.total_env_steps and not self.solved:
                 for _ in range(self.replay.collect_steps):
+                    if c.env_steps >= self.total_env_steps:
+                        break  # a partial rollout is never ready: the run ends without it
                     c.step()
                 self.env_steps = c.env_steps
                 if self.replay.ready():
