@@ -7,6 +7,7 @@ nothing is written.
 from __future__ import annotations
 
 import copy
+import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,9 @@ from torch import nn
 from rlfw.errors import ConfigError, require
 from rlfw.network import build_network
 from rlfw.registry import build, lookup
+
+
+LOGGERS = ("csv", "tensorboard")
 
 
 @dataclass
@@ -40,6 +44,12 @@ def check_run(cfg: dict[str, Any]) -> None:
     ev = cfg["eval"]
     require(isinstance(ev["every"], int) and ev["every"] >= 1, "eval.every", ev["every"], "env steps between evaluations, >= 1")
     require(isinstance(ev["episodes"], int) and ev["episodes"] >= 1, "eval.episodes", ev["episodes"], "an integer >= 1")
+    logger = cfg["logger"]["name"]
+    require(logger in LOGGERS, "logger", logger, f"one of {', '.join(LOGGERS)}")
+    require(
+        logger != "tensorboard" or importlib.util.find_spec("tensorboard") is not None,
+        "logger", logger, "needs the tensorboard package (pip install tensorboard)",
+    )
     every = cfg["checkpoint_every"]
     require(every is None or (isinstance(every, int) and every >= 1), "checkpoint_every", every, "null or env steps >= 1")
 
@@ -58,10 +68,8 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     explore = build("explore", cfg["explore"], "explore")
     loss = build("loss", cfg["loss"], "loss")
     target = build("target", cfg["target"], "target")
-    replay_context = {"num_envs": cfg["num_envs"], "gamma": float(cfg["gamma"])}
-    if cfg["replay"].get("name") == "prioritized":
-        replay_context["total_env_steps"] = cfg["total_env_steps"]
-    replay = build("replay", cfg["replay"], "replay", **replay_context)
+    run = {"num_envs": cfg["num_envs"], "gamma": float(cfg["gamma"]), "total_env_steps": cfg["total_env_steps"]}
+    replay = build("replay", cfg["replay"], "replay", **run)
     optim = build("optim", cfg["optim"], "optim")
     optim.build(net)  # fails now, not at fit time, on an unknown optim.groups part
     target_net = None

@@ -24,6 +24,7 @@ from rlfw.collector import Collector
 from rlfw.evaluate import evaluate
 
 log = logging.getLogger("rlfw")
+EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
 
 
 class _Stream(IterableDataset):
@@ -98,7 +99,7 @@ class RLModule(pl.LightningModule):
     def experience(self) -> Iterator[Batch]:
         cfg = self.cfg
         envs = self.env.make(cfg["num_envs"], cfg["seed"])
-        eval_envs = self.env.make(cfg["eval"]["episodes"], cfg["seed"] + 1_000_003)
+        eval_envs = self.env.make(cfg["eval"]["episodes"], cfg["seed"] + EVAL_SEED_OFFSET)
         self.collector = c = Collector(envs, self.net, self.explore, self.replay, cfg["seed"], self.device)
         next_eval, next_progress = cfg["eval"]["every"], time.monotonic() + cfg["progress_every_s"]
         try:
@@ -123,7 +124,7 @@ class RLModule(pl.LightningModule):
             eval_envs.close()
 
     def _evaluate(self, eval_envs) -> None:
-        returns = evaluate(eval_envs, self.net, self.cfg["seed"] + 1_000_003 + len(self.evals), self.device)
+        returns = evaluate(eval_envs, self.net, self.cfg["seed"] + EVAL_SEED_OFFSET + len(self.evals), self.device)
         result = {"env_steps": self.env_steps, "return_mean": float(returns.mean()), "return_std": float(returns.std())}
         self.evals.append(result)
         self._write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})

@@ -72,12 +72,15 @@ def build(kind: str, cfg: Mapping[str, Any], key: str, **context: Any) -> Any:
     """Instantiate the option ``cfg["name"]`` of ``kind`` with the config's values plus ``context``.
 
     ``key`` is the config path of ``cfg`` (e.g. ``"replay"``), used in error messages. ``context``
-    holds objects the builder supplies (the env spec, gamma, ...); a config may not set those.
+    holds what the run supplies (the env spec, gamma, num_envs, ...): each class receives the entries
+    its ``__init__`` names, and a config may not set those.
     """
     if "name" not in cfg:
         raise ConfigError(f"{key}.name is missing; valid: {', '.join(names(kind))}")
     cls = lookup(kind, cfg["name"], f"{key}.name")
     values = {k: v for k, v in cfg.items() if k != "name"}
+    takes = _parameters(cls)
+    context = {k: v for k, v in context.items() if k in takes}  # each class takes what it declares
     return cls(**check_values(kind, cls, values, key, set(context)), **context)
 
 

@@ -19,7 +19,6 @@ import torch
 import rlfw
 from rlfw.build import Parts
 from rlfw.checkpoint import LastCheckpoint
-from rlfw.errors import ConfigError
 from rlfw.module import RLModule
 
 log = logging.getLogger("rlfw")
@@ -29,17 +28,14 @@ QUIET_WARNINGS = (
     r".*`dataloader_iter`.*",  # we pull batches ourselves, on purpose (see RLModule.training_step)
     r".*exists and is not empty.*",  # the CSV logger writes metrics.csv into Hydra's run folder
     r".*does not have many workers.*",  # the env stream must run in the main process
-    r".*`training_step` returned `None`.*",
 )
 
 
 def make_logger(cfg: dict[str, Any], run_dir: Path):
-    kind = cfg["logger"]["name"]
-    if kind == "csv":
-        return pl.loggers.CSVLogger(run_dir, name="", version="")
-    if kind == "tensorboard":
+    """The ``logger`` choice (checked in ``rlfw.build.check_run``)."""
+    if cfg["logger"]["name"] == "tensorboard":
         return pl.loggers.TensorBoardLogger(run_dir, name="tensorboard", version="", default_hp_metric=False)
-    raise ConfigError(f"logger.name={kind!r}: valid: csv, tensorboard")
+    return pl.loggers.CSVLogger(run_dir, name="", version="")
 
 
 def git_commit() -> str | None:
