@@ -44,6 +44,8 @@ def check_run(cfg: dict[str, Any]) -> None:
     ev = cfg["eval"]
     require(isinstance(ev["every"], int) and ev["every"] >= 1, "eval.every", ev["every"], "env steps between evaluations, >= 1")
     require(isinstance(ev["episodes"], int) and ev["episodes"] >= 1, "eval.episodes", ev["episodes"], "an integer >= 1")
+    progress = cfg["progress_every_s"]
+    require(isinstance(progress, (int, float)) and progress > 0, "progress_every_s", progress, "seconds, > 0")
     logger = cfg["logger"]["name"]
     require(logger in LOGGERS, "logger", logger, f"one of {', '.join(LOGGERS)}")
     require(

@@ -50,7 +50,7 @@ class RLModule(pl.LightningModule):
         self.evals: list[dict[str, float]] = []  # {"env_steps", "return_mean", "return_std"} per evaluation
         self.solved = False
         self.collector: Collector | None = None
-        self.started = time.monotonic()
+        self.started = time.monotonic()  # reset when the stream starts: steps/s counts training only
 
     # -- Lightning hooks -------------------------------------------------------------------------
     def train_dataloader(self) -> DataLoader:
@@ -101,6 +101,7 @@ class RLModule(pl.LightningModule):
         envs = self.env.make(cfg["num_envs"], cfg["seed"])
         eval_envs = self.env.make(cfg["eval"]["episodes"], cfg["seed"] + EVAL_SEED_OFFSET)
         self.collector = c = Collector(envs, self.net, self.explore, self.replay, cfg["seed"], self.device)
+        self.started = time.monotonic()
         next_eval, next_progress = cfg["eval"]["every"], time.monotonic() + cfg["progress_every_s"]
         try:
             while c.env_steps < self.total_env_steps and not self.solved:
@@ -128,6 +129,8 @@ class RLModule(pl.LightningModule):
         result = {"env_steps": self.env_steps, "return_mean": float(returns.mean()), "return_std": float(returns.std())}
         self.evals.append(result)
         self._write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
+        if self.logger is not None:
+            self.logger.save()  # metrics reach the disk at every evaluation, not only at the end
         solved_at = self.env.spec.solved_return
         if self.cfg["stop_when_solved"] and solved_at is not None and result["return_mean"] >= solved_at:
             self.solved = True
