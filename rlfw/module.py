@@ -70,6 +70,7 @@ class RLModule(pl.LightningModule):
         # Pulling the batch here, not letting Lightning prefetch it, keeps on-policy data exact:
         # the next rollout is collected only after the previous update was applied.
         batch, _, _ = next(dataloader_iter)
+        batch = Batch({k: v.to(self.device) for k, v in batch.items()})  # replay storage stays on the CPU
         out = self.loss_fn(batch, self.net, self.target_net)
         loss = sum(v for k, v in out.items() if k.startswith("loss_"))
         self.replay.feedback(batch, out)

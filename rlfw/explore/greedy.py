@@ -12,9 +12,6 @@ class Greedy:
     needs = frozenset()  # either "q" or "logits"
     extras = frozenset()
 
-    def __init__(self):
-        pass
-
     def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
         scores = outputs["q"] if "q" in outputs else outputs["logits"]
         return scores.argmax(dim=1), {}

@@ -13,9 +13,6 @@ class Sample:
     needs = frozenset({"logits", "value"})
     extras = frozenset({"logp", "value"})
 
-    def __init__(self):
-        pass
-
     def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
         dist = Categorical(logits=outputs["logits"])
         action = dist.sample()

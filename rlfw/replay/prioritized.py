@@ -72,6 +72,6 @@ class PrioritizedReplay(UniformReplay):
         return batch
 
     def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
-        priority = (out["td_error"].detach().abs().double() + self.eps) ** self.alpha
+        priority = (out["td_error"].detach().cpu().abs().double() + self.eps) ** self.alpha
         self.tree.set(batch.index, priority)
         self.max_priority = max(self.max_priority, float(priority.max()))

@@ -51,8 +51,9 @@ class Rollout:
 
     def batches(self, net) -> Iterator[Batch]:
         d = self.store.data
+        device = next(net.parameters()).device
         with torch.no_grad():
-            next_value = net(d["next_obs"].flatten(0, 1))["value"].view_as(d["reward"])
+            next_value = net(d["next_obs"].flatten(0, 1).to(device))["value"].cpu().view_as(d["reward"])
         advantage = gae(d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda)
         data = Batch(
             obs=d["obs"], action=d["action"], logp=d["logp"], value=d["value"],

@@ -11,8 +11,5 @@ from rlfw.registry import register
 class NoTarget:
     uses_target = False
 
-    def __init__(self):
-        pass
-
     def step(self, online: nn.Module, target: nn.Module | None, update: int) -> None:
         pass

@@ -6,6 +6,10 @@ from rlfw.replay.rollout import Rollout
 
 
 class ConstantValue(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.unused = torch.nn.Parameter(torch.zeros(1))  # rollout reads the device from the parameters
+
     def forward(self, obs):
         return {"value": torch.full(obs.shape[:1], 2.0)}
 
