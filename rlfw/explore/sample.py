@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import torch
-from torch.distributions import Categorical
 
+from rlfw.network.head.actor_critic import policy
 from rlfw.registry import register
 
 
@@ -14,6 +14,6 @@ class Sample:
     extras = frozenset({"logp", "value"})
 
     def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
-        dist = Categorical(logits=outputs["logits"])
+        dist = policy(outputs)
         action = dist.sample()
         return action, {"logp": dist.log_prob(action), "value": outputs["value"]}

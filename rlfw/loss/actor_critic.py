@@ -1,13 +1,8 @@
-"""The terms A2C and PPO share: the policy's distribution, the value loss, the entropy bonus."""
+"""The value loss A2C and PPO share."""
 
 from __future__ import annotations
 
 import torch
-from torch.distributions import Categorical
-
-
-def policy(out: dict[str, torch.Tensor]) -> Categorical:
-    return Categorical(logits=out["logits"])
 
 
 def value_loss(

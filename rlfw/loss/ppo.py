@@ -7,7 +7,8 @@ from torch import nn
 
 from rlfw.batch import Batch
 from rlfw.errors import require
-from rlfw.loss.actor_critic import policy, value_loss
+from rlfw.loss.actor_critic import value_loss
+from rlfw.network.head.actor_critic import policy
 from rlfw.registry import register
 
 

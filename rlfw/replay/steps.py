@@ -40,6 +40,12 @@ class StepStore:
         discount = gamma^m; terminated says whether s_{t+m} is terminal (then nothing bootstraps)
         """
         d = self.data
+        if n == 1:  # the common case, without the look-ahead's extra indexing
+            reward = d["reward"][t, e]
+            return Batch(
+                obs=d["obs"][t, e], action=d["action"][t, e], reward=reward, next_obs=d["next_obs"][t, e],
+                terminated=d["terminated"][t, e], discount=torch.full_like(reward, gamma),
+            )
         k = torch.arange(n)
         rows = (t[:, None] + k) % self.rows  # [B, n]
         cols = e[:, None]

@@ -67,3 +67,19 @@ def test_ready_waits_for_learning_starts():
 def test_bad_sizes_name_the_key(kwargs, key):
     with pytest.raises(ConfigError, match=key):
         UniformReplay(num_envs=1, gamma=0.9, **{"capacity": 100, **kwargs})
+
+
+def test_one_step_fast_path_matches_the_general_gather():
+    # Where a sample's first step ends its episode, the general n-step gather uses that one step only:
+    # there the 1-step fast path and a 2-step gather must agree field by field.
+    r = UniformReplay(num_envs=3, gamma=0.9, capacity=30, batch_size=4, learning_starts=0)
+    for i in range(12):
+        r.add(step(i, num_envs=3, terminated=i % 4 == 3, truncated=i % 5 == 4))
+    t, e = torch.randint(10, (200,)), torch.randint(3, (200,))
+    fast, general = r.store.n_step(t, e, 1, 0.9), r.store.n_step(t, e, 2, 0.9)
+    ended = r.store.data["terminated"][t, e] | r.store.data["truncated"][t, e]
+    assert ended.any() and not ended.all()
+    for key in ("obs", "action", "reward", "next_obs", "terminated", "discount"):
+        torch.testing.assert_close(fast[key][ended], general[key][ended])
+    torch.testing.assert_close(fast.discount, torch.full((200,), 0.9))
+    torch.testing.assert_close(fast.reward, r.store.data["reward"][t, e])

@@ -7,10 +7,17 @@ from collections.abc import Callable
 
 import torch
 from torch import nn
+from torch.distributions import Categorical
 
 from rlfw.env.spec import EnvSpec
 from rlfw.network.head.checks import require_discrete
 from rlfw.registry import register
+
+
+def policy(out: dict[str, torch.Tensor]) -> Categorical:
+    """pi(.|s) from the head's logits. Arguments are not validated: on this hot path the checks cost
+    more than the sampling (the logits come from the network, never from a user)."""
+    return Categorical(logits=out["logits"], validate_args=False)
 
 
 def _orthogonal(layer: nn.Linear, gain: float) -> nn.Linear:
