@@ -79,9 +79,9 @@ def build(kind: str, cfg: Mapping[str, Any], key: str, **context: Any) -> Any:
         raise ConfigError(f"{key}.name is missing; valid: {', '.join(names(kind))}")
     cls = lookup(kind, cfg["name"], f"{key}.name")
     values = {k: v for k, v in cfg.items() if k != "name"}
+    values = check_values(kind, cls, values, key, supplied=set(context))
     takes = _parameters(cls)
-    context = {k: v for k, v in context.items() if k in takes}  # each class takes what it declares
-    return cls(**check_values(kind, cls, values, key, set(context)), **context)
+    return cls(**values, **{k: v for k, v in context.items() if k in takes})  # each class takes what it declares
 
 
 def _parameters(cls: type) -> set[str]:

@@ -56,3 +56,8 @@ def test_register_adds_an_option_and_refuses_a_clash(scratch_target):
     assert build("target", {"name": "every_other_test", "offset": 3}, "target").offset == 3
     with pytest.raises(ValueError, match="already registered"):
         register("target", "hard")(EveryOther)
+
+
+def test_a_run_supplied_value_cannot_be_set_in_the_config():
+    with pytest.raises(ConfigError, match=r"^replay.total_env_steps: unknown key for replay=rollout"):
+        build("replay", {"name": "rollout", "total_env_steps": 5}, "replay", num_envs=1, gamma=0.9, total_env_steps=10)
