@@ -25,12 +25,12 @@ def main(cfg: DictConfig) -> float:
     resolved = OmegaConf.to_container(cfg, resolve=True)
     try:
         parts = build_parts(resolved)  # every check, before Lightning is imported or anything is written
-    except ConfigError as err:
+        from rlfw.train import train  # imports Lightning (seconds)
+
+        return train(resolved, parts, Path(hydra_cfg.runtime.output_dir), names)["eval_return_mean"]
+    except ConfigError as err:  # raised before training starts (the Trainer's flags are the last check)
         print(f"rlfw: config error: {err}", file=sys.stderr)
         sys.exit(2)
-    from rlfw.train import train  # imports Lightning (seconds)
-
-    return train(resolved, parts, Path(hydra_cfg.runtime.output_dir), names)["eval_return_mean"]
 
 
 if __name__ == "__main__":

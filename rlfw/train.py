@@ -15,10 +15,12 @@ import gymnasium
 import lightning
 import lightning.pytorch as pl
 import torch
+from lightning.fabric.utilities.exceptions import MisconfigurationException
 
 import rlfw
 from rlfw.build import Parts
 from rlfw.checkpoint import LastCheckpoint
+from rlfw.errors import ConfigError
 from rlfw.module import RLModule
 
 log = logging.getLogger("rlfw")
@@ -36,6 +38,24 @@ def make_logger(cfg: dict[str, Any], run_dir: Path):
     if cfg["logger"]["name"] == "tensorboard":
         return pl.loggers.TensorBoardLogger(run_dir, name="tensorboard", version="", default_hp_metric=False)
     return pl.loggers.CSVLogger(run_dir, name="", version="")
+
+
+def make_trainer(cfg: dict[str, Any], run_dir: Path) -> pl.Trainer:
+    """Lightning's Trainer with ``cfg["trainer"]``; a bad flag is a ``ConfigError`` (nothing is written yet)."""
+    try:
+        return pl.Trainer(
+            max_epochs=1,
+            logger=make_logger(cfg, run_dir),
+            callbacks=[LastCheckpoint(run_dir / "checkpoints", cfg["checkpoint_every"])],
+            enable_checkpointing=False,
+            enable_progress_bar=False,
+            enable_model_summary=False,
+            num_sanity_val_steps=0,
+            default_root_dir=run_dir,
+            **cfg["trainer"],
+        )
+    except (TypeError, ValueError, ImportError, MisconfigurationException) as err:
+        raise ConfigError(f"trainer: {err}") from err
 
 
 def git_commit() -> str | None:
@@ -56,18 +76,7 @@ def train(cfg: dict[str, Any], parts: Parts, run_dir: Path, names: dict[str, str
         warnings.filterwarnings("ignore", message=pattern)
     logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)
     module = RLModule(cfg, parts)
-    logger = make_logger(cfg, run_dir)
-    trainer = pl.Trainer(
-        max_epochs=1,
-        logger=logger,
-        callbacks=[LastCheckpoint(run_dir / "checkpoints", cfg["checkpoint_every"])],
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        num_sanity_val_steps=0,
-        default_root_dir=run_dir,
-        **cfg["trainer"],
-    )
+    trainer = make_trainer(cfg, run_dir)
     log.info(
         "training %s on %s for %s env steps; outputs in %s", names["algo"], cfg["env"]["id"], f"{cfg['total_env_steps']:,}", run_dir
     )

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+import torch
 
 from tests.helpers import run_cli
 
@@ -19,10 +20,16 @@ BAD = [
     (["loss=dqn"], "loss=dqn: needs network outputs q; network/head=actor_critic gives logits, value"),
     (["+replay.bogus=1"], "replay.bogus: unknown key for replay=rollout"),
     (["+optim.groups.trunk.lr=0.1"], "optim.groups.trunk: not a part of this network; parts: actor, critic"),
+    (["+trainer.no_such_flag=1"], "unexpected keyword argument 'no_such_flag'"),
+    pytest.param(
+        ["trainer.accelerator=gpu"], "rlfw: config error: trainer: ",
+        marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU"),
+    ),
+    (["trainer.accelerator=tpu"], "rlfw: config error: trainer: "),
 ]
 
 
-@pytest.mark.parametrize("args, message", BAD, ids=[" ".join(a) for a, _ in BAD])
+@pytest.mark.parametrize("args, message", BAD)
 def test_bad_input_fails_before_training_with_one_clear_line(tmp_path, args, message):
     run_dir = tmp_path / "run"
     result = run_cli(*args, f"hydra.run.dir={run_dir}")
