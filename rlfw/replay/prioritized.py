@@ -52,12 +52,13 @@ class PrioritizedReplay(UniformReplay):
 
     def add(self, step: dict[str, torch.Tensor]) -> None:
         row = self.store.pos
-        self.tree.set(self._row(row), torch.zeros(self.num_envs))  # being overwritten: not sampleable
+        if self.n_step > 1:  # being overwritten: not sampleable until its new n-step window is complete
+            self.tree.set(self._row(row), torch.zeros(self.num_envs, dtype=torch.float64))
         self.store.add(step)
         self.env_steps += self.num_envs
         if self.store.size >= self.n_step:  # the row n-1 steps back now has its whole n-step window
             complete = (row - self.n_step + 1) % self.store.rows
-            self.tree.set(self._row(complete), torch.full((self.num_envs,), self.max_priority))
+            self.tree.set(self._row(complete), torch.full((self.num_envs,), self.max_priority, dtype=torch.float64))
 
     def sample(self) -> Batch:
         # Stratified: one draw from each of batch_size equal slices of the total priority mass.
@@ -67,7 +68,7 @@ class PrioritizedReplay(UniformReplay):
         probability = self.tree.get(index) / total
         weight = (len(self) * probability) ** -self.beta()
         batch = self.store.n_step(index // self.num_envs, index % self.num_envs, self.n_step, self.gamma)
-        batch["weight"] = (weight / weight.max()).float()
+        batch["weight"] = (weight / weight.max()).float()  # float64 from the tree -> the loss's float32
         batch["index"] = index
         return batch
 
