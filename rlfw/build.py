@@ -24,7 +24,7 @@ LOGGERS = ("csv", "tensorboard")
 
 @dataclass
 class Parts:
-    env: Any  # the env option: .spec and .make(num_envs, seed)
+    env: Any  # the env option: .spec and .make(num_envs)
     net: nn.Module
     target_net: nn.Module | None
     explore: Any

@@ -99,8 +99,8 @@ class RLModule(pl.LightningModule):
     # -- the experience stream -------------------------------------------------------------------
     def experience(self) -> Iterator[Batch]:
         cfg = self.cfg
-        envs = self.env.make(cfg["num_envs"], cfg["seed"])
-        eval_envs = self.env.make(cfg["eval"]["episodes"], cfg["seed"] + EVAL_SEED_OFFSET)
+        envs = self.env.make(cfg["num_envs"])
+        eval_envs = self.env.make(cfg["eval"]["episodes"])
         self.collector = c = Collector(envs, self.net, self.explore, self.replay, cfg["seed"], self.device)
         self.started = time.monotonic()
         next_eval, next_progress = cfg["eval"]["every"], time.monotonic() + cfg["progress_every_s"]

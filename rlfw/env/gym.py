@@ -37,15 +37,13 @@ class GymEnv:
         self.spec = EnvSpec(id, tuple(obs_space.shape), probe.action_space, solved)
         probe.close()
 
-    def make(self, num_envs: int, seed: int) -> gym.vector.VectorEnv:
-        """A new vector env (not yet reset: the caller resets it with its seed)."""
+    def make(self, num_envs: int) -> gym.vector.VectorEnv:
+        """A new vector env, not yet reset: the caller resets it with its seed."""
         require(num_envs >= 1, "num_envs", num_envs, "must be >= 1")
-        envs = gym.make_vec(
+        return gym.make_vec(
             self.id,
             num_envs=num_envs,
             vectorization_mode="sync",
             vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
             **self.kwargs,
         )
-        envs.action_space.seed(seed)
-        return envs
