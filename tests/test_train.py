@@ -50,9 +50,21 @@ def test_any_gymnasium_id_through_the_generic_env(tmp_path):
     assert summary["env"] == "MountainCar-v0" and summary["eval_return_mean"] == -200.0
 
 
+def net_change(tmp_path: Path, cfg: dict) -> float:
+    """Largest absolute weight change of the network between its initial state and last.ckpt."""
+    initial = build_parts(cfg).net.state_dict()
+    final = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)["state_dict"]
+    return max(float((final[f"net.{k}"] - v).abs().max()) for k, v in initial.items())
+
+
 def test_gradient_clipping_and_per_part_lr_through_config(tmp_path):
-    summary = run(
-        tmp_path, "algo=a2c", "total_env_steps=400", "eval.every=400", "trainer.gradient_clip_val=0.1",
-        "+optim.groups.critic.lr=0.01",
-    )
-    assert summary["updates"] == 10
+    args = ("algo=a2c", "total_env_steps=400", "eval.every=400", "+optim.groups.critic.lr=0.01")
+    clipped = run(tmp_path / "clipped", *args, "trainer.gradient_clip_val=1e-8")
+    free = run(tmp_path / "free", *args, "trainer.gradient_clip_val=null")
+    assert clipped["updates"] == free["updates"] == 10
+    # RMSprop's step is lr * g / (sqrt(v) + eps): a gradient clipped to norm 1e-8 barely moves anything.
+    assert net_change(tmp_path / "clipped", config(*args)) < 1e-4
+    assert net_change(tmp_path / "free", config(*args)) > 1e-3
+    ckpt = torch.load(tmp_path / "clipped" / "checkpoints" / "last.ckpt", weights_only=False)
+    groups = ckpt["optimizer_states"][0]["param_groups"]
+    assert {g["name"]: g["lr"] for g in groups} == {"default": 7e-4, "critic": 0.01}

@@ -47,9 +47,10 @@ class DQNLoss(nn.Module):
             per_sample = 0.5 * td_error.pow(2)
         else:
             per_sample = F.huber_loss(q, y, reduction="none", delta=self.clip_delta)
-        weight = batch.get("weight", torch.ones_like(per_sample))
+        if "weight" in batch:  # prioritized replay's importance weights
+            per_sample = batch.weight * per_sample
         return {
-            "loss_td": (weight * per_sample).mean(),
+            "loss_td": per_sample.mean(),
             "q_taken": q.detach().mean(),
             "td_error": td_error.detach(),
         }

@@ -64,7 +64,7 @@ def test_target_kl_flags_the_early_stop():
     assert bool(PPOLoss(target_kl=0.01)(batch, net)["stop_epochs"])
 
 
-def test_entropy_bonus_lowers_the_loss_for_uniform_policies():
+def test_entropy_term_is_minus_ent_coef_times_entropy():
     net, batch = net_and_batch()
     out = A2CLoss(ent_coef=0.1)(batch, net)
     torch.testing.assert_close(out["loss_entropy"], -0.1 * out["entropy"])
