@@ -3,7 +3,9 @@
 import json
 import subprocess
 import sys
+import sysconfig
 import zipfile
+from pathlib import Path
 
 from tests.helpers import ROOT
 
@@ -16,10 +18,16 @@ def test_wheel_ships_conf_and_runs_outside_the_repo(tmp_path):
     (wheel,) = (tmp_path / "dist").glob("rlfw-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "rlfw/conf/config.yaml" in names and "rlfw/conf/algo/ppo.yaml" in names and "rlfw/conf/tuned/dqn_cartpole.yaml" in names
-    # A venv that sees the dependencies already installed, with the wheel itself installed on top.
+    # A bare venv that sees the dependencies of *this* interpreter (not the base Python's, which may
+    # have nothing installed) through a .pth file, with the wheel installed into its own site-packages.
+    # The .pth puts those folders after the venv's own, and does not run their .pth files, so the
+    # editable rlfw of this interpreter stays invisible.
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     python = venv / "bin" / "python"
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True)
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(site.stdout.strip()) / "outer_deps.pth").write_text("\n".join(sorted(ours)) + "\n")
     subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-index", wheel], check=True, capture_output=True)
     work = tmp_path / "elsewhere"
     work.mkdir()
