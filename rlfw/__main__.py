@@ -2,35 +2,45 @@
 
 from __future__ import annotations
 
-import logging
-import sys
+import os
 from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from rlfw.build import build_parts
 from rlfw.config_path import config_dir
-from rlfw.errors import ConfigError
+from rlfw.preflight import prepare
+from rlfw.report import CONFIG_ERRORS, fail
+from rlfw.run_dir import register_resolvers
 
-log = logging.getLogger("rlfw")
+training = False  # set once a job starts training: errors before that are the config's
 
 
 @hydra.main(version_base="1.3", config_path=config_dir(), config_name="config")
-def main(cfg: DictConfig) -> float:
-    """Train one run; return the final greedy-eval return (what a sweeper optimises)."""
+def run(cfg: DictConfig) -> float:
+    """Train one job; return the final greedy-eval return (what a sweeper optimises)."""
+    global training
+    training = False
     hydra_cfg = HydraConfig.get()
-    names = {"algo": hydra_cfg.runtime.choices.get("algo"), "env": hydra_cfg.runtime.choices.get("env")}
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    try:
-        parts = build_parts(resolved)  # every check, before Lightning is imported or anything is written
-        from rlfw.train import train  # imports Lightning (seconds)
+    job = prepare(cfg, hydra_cfg)  # checked once already, before Hydra created the run folder
+    from rlfw.train import train  # imports Lightning (seconds)
 
-        return train(resolved, parts, Path(hydra_cfg.runtime.output_dir), names)["eval_return_mean"]
-    except ConfigError as err:  # raised before training starts (the Trainer's flags are the last check)
-        print(f"rlfw: config error: {err}", file=sys.stderr)
-        sys.exit(2)
+    training = True
+    return train(job, Path(hydra_cfg.runtime.output_dir))["eval_return_mean"]
+
+
+def main() -> None:
+    """Every config error, found by rlfw, Hydra or OmegaConf, ends in one line and exit code 2
+    (``rlfw.report``); an error once training has started keeps its traceback."""
+    os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises instead of printing; we print one line
+    register_resolvers()
+    try:
+        run()
+    except CONFIG_ERRORS as err:
+        if training:
+            raise
+        fail(err)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from rlfw.batch import Batch
 from rlfw.build import Parts, build_parts
 from rlfw.collector import Collector
 from rlfw.evaluate import evaluate
+from rlfw.metrics import IntervalMean
+from rlfw.progress import Progress
 
 log = logging.getLogger("rlfw")
 EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
@@ -50,6 +52,7 @@ class RLModule(pl.LightningModule):
         self.evals: list[dict[str, float]] = []  # {"env_steps", "return_mean", "return_std"} per evaluation
         self.solved = False
         self.collector: Collector | None = None
+        self.interval = IntervalMean()  # train terms since the last metrics row
         self.started = time.monotonic()  # reset when the stream starts: steps/s counts training only
 
     # -- Lightning hooks -------------------------------------------------------------------------
@@ -74,8 +77,10 @@ class RLModule(pl.LightningModule):
         out = self.loss_fn(batch, self.net, self.target_net)
         loss = sum(v for k, v in out.items() if k.startswith("loss_"))
         self.replay.feedback(batch, out)
-        if self.logger is not None and self.updates % self.cfg["log_every"] == 0:
-            self._log_update(out, loss)
+        if self.logger is not None:
+            self.interval.add({"loss": loss, **{k: v for k, v in out.items() if v.ndim == 0 and k != "stop_epochs"}})
+            if self.interval.count >= self.cfg["log_every"]:
+                self._log_train_row()
         return loss
 
     def optimizer_zero_grad(self, epoch: int, batch_idx: int, optimizer) -> None:
@@ -93,6 +98,10 @@ class RLModule(pl.LightningModule):
         if self.target_net is not None:
             self.target_rule.step(self.net, self.target_net, self.updates)
 
+    def on_train_end(self) -> None:
+        if self.logger is not None and self.interval.count:
+            self._log_train_row()  # the updates since the last full interval
+
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         checkpoint["rlfw"] = {"env_steps": self.env_steps, "updates": self.updates, "config": self.cfg}
 
@@ -103,7 +112,8 @@ class RLModule(pl.LightningModule):
         eval_envs = self.env.make(cfg["eval"]["episodes"])
         self.collector = c = Collector(envs, self.net, self.explore, self.replay, cfg["seed"], self.device)
         self.started = time.monotonic()
-        next_eval, next_progress = cfg["eval"]["every"], time.monotonic() + cfg["progress_every_s"]
+        next_eval = cfg["eval"]["every"]
+        progress = Progress(self.total_env_steps, cfg["progress_every_s"])
         try:
             while c.env_steps < self.total_env_steps and not self.solved:
                 for _ in range(self.replay.collect_steps):
@@ -116,12 +126,11 @@ class RLModule(pl.LightningModule):
                 if self.env_steps >= next_eval:
                     self._evaluate(eval_envs)
                     next_eval += cfg["eval"]["every"]
-                if time.monotonic() >= next_progress:
-                    self._progress()
-                    next_progress = time.monotonic() + cfg["progress_every_s"]
+                progress.update(self)
             if not self.evals or self.evals[-1]["env_steps"] != self.env_steps:
                 self._evaluate(eval_envs)  # the final evaluation, after the last update
         finally:
+            progress.close()
             envs.close()
             eval_envs.close()
 
@@ -130,6 +139,9 @@ class RLModule(pl.LightningModule):
         result = {"env_steps": self.env_steps, "return_mean": float(returns.mean()), "return_std": float(returns.std())}
         self.evals.append(result)
         self._write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
+        for callback in self.trainer.callbacks if self._trainer else ():  # best.ckpt is written now, with the weights just evaluated
+            if hasattr(callback, "on_eval"):
+                callback.on_eval(self.trainer, self, result)
         if self.logger is not None:
             self.logger.save()  # metrics reach the disk at every evaluation, not only at the end
         solved_at = self.env.spec.solved_return
@@ -141,9 +153,9 @@ class RLModule(pl.LightningModule):
     def steps_per_second(self) -> float:
         return self.env_steps / max(1e-9, time.monotonic() - self.started)
 
-    def _log_update(self, out: dict[str, torch.Tensor], loss: torch.Tensor) -> None:
-        metrics = {f"train/{k}": float(v.detach()) for k, v in out.items() if v.ndim == 0 and k != "stop_epochs"}
-        metrics["train/loss"] = float(loss.detach())
+    def _log_train_row(self) -> None:
+        """One row of ``train/*`` means over the updates since the last row, and the run's state now."""
+        metrics = {f"train/{k}": v for k, v in self.interval.pop().items()}
         metrics["train/updates"] = self.updates
         metrics["train/lr"] = self.trainer.optimizers[0].param_groups[0]["lr"]
         if hasattr(self.explore, "epsilon"):
@@ -158,13 +170,3 @@ class RLModule(pl.LightningModule):
         """Every metric is logged against env steps."""
         if self.logger is not None:
             self.logger.log_metrics(metrics, step=self.env_steps)
-
-    def _progress(self) -> None:
-        recent = self.collector.recent_returns
-        episode = f"{np.mean(recent):8.1f}" if recent else "     n/a"
-        last_eval = f"{self.evals[-1]['return_mean']:.1f}" if self.evals else "n/a"
-        log.info(
-            "env steps %9s / %s (%3.0f%%) | %6.0f steps/s | episode return %s | eval return %s | updates %d",
-            f"{self.env_steps:,}", f"{self.total_env_steps:,}", 100 * self.env_steps / self.total_env_steps,
-            self.steps_per_second(), episode, last_eval, self.updates,
-        )

@@ -7,6 +7,7 @@ what is valid, so a bad config fails before training starts.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import logging
@@ -63,7 +64,7 @@ def lookup(kind: str, name: str, key: str | None = None) -> type:
     _load_builtins()
     if name not in _REGISTRY[kind]:
         raise ConfigError(
-            f"{key or kind + '.name'}={name!r}: not a registered {kind}; valid: {', '.join(names(kind))}"
+            f"{key or kind + '.name'}={name!r}: not a registered {kind}{suggest(str(name), names(kind))}; valid: {', '.join(names(kind))}"
         )
     return _REGISTRY[kind][name]
 
@@ -92,36 +93,76 @@ def _parameters(cls: type) -> set[str]:
     }
 
 
-def check_values(kind: str, cls: type, values: Mapping[str, Any], key: str, supplied: set[str]) -> dict[str, Any]:
-    """Check config ``values`` against ``cls.__init__``'s annotated parameters.
+def suggest(name: str, valid: list[str]) -> str:
+    """`` (did you mean X?)`` for a near miss of one of ``valid``, else nothing."""
+    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
 
-    A key no option of ``kind`` takes is an error (a typo). A key that only another option takes is
-    dropped with a warning: a tuned file sets ``target.period`` for ``target=hard``, and the user
-    chose ``target=polyak`` on the command line.
+
+def dotted(key: str, name: str) -> str:
+    return f"{key}.{name}" if key else name
+
+
+def unknown_key(key: str, name: str, owner: str, valid: list[str]) -> ConfigError:
+    where = f" for {owner}" if owner else ""
+    return ConfigError(f"{dotted(key, name)}: unknown key{where}{suggest(name, valid)}; valid keys: {', '.join(valid) or 'none'}")
+
+
+def check_values(
+    kind: str | None,
+    cls: type,
+    values: Mapping[str, Any],
+    key: str,
+    supplied: set[str],
+    user_keys: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """Check config ``values`` against ``cls.__init__``'s annotated parameters (an option's class,
+    or a dataclass of ``rlfw.schema``, with ``kind=None``); return the values to use.
+
+    A key no option of ``kind`` takes is an error (a typo), and so is a missing required one. A key
+    that only another option takes is dropped with a warning when a file set it (a tuned file sets
+    ``target.period`` for ``target=hard``, and the user chose ``target=polyak``); when the user set it
+    on the command line (``user_keys`` holds its dotted path), it is an error.
     """
     hints = typing.get_type_hints(cls.__init__)
     configurable = sorted(_parameters(cls) - supplied)
+    owner = f"{key}={cls.registered_name}" if kind else key
     kept = {}
     for name, value in values.items():
         if name not in configurable:
-            owners = [n for n, other in _REGISTRY[kind].items() if name in _parameters(other) - supplied]
+            owners = [n for n, other in _REGISTRY[kind].items() if name in _parameters(other) - supplied] if kind else []
             if not owners:
+                raise unknown_key(key, name, owner, configurable)
+            others = " / ".join(f"{key}={o}" for o in owners)
+            if dotted(key, name) in user_keys:
                 raise ConfigError(
-                    f"{key}.{name}: unknown key for {key}={cls.registered_name}; valid keys: {', '.join(configurable) or 'none'}"
+                    f"{dotted(key, name)}={value!r}: {owner} does not take {name} ({others} does); valid keys: {', '.join(configurable) or 'none'}"
                 )
-            log.warning("ignoring %s.%s=%r: it is a key of %s, not of %s=%s", key, name, value,
-                        " / ".join(f"{key}={o}" for o in owners), key, cls.registered_name)
+            log.warning("ignoring %s.%s=%r: it is a key of %s, not of %s", key, name, value, others, owner)
             continue
         if name in hints and not _matches(value, hints[name]):
-            raise ConfigError(f"{key}.{name}={value!r}: expected {_type_name(hints[name])}")
+            raise ConfigError(f"{dotted(key, name)}={value!r}: expected {_type_name(hints[name])}")
         kept[name] = value
+    missing = [n for n in _required(cls) - supplied if n not in values]
+    if missing:
+        raise ConfigError(f"{dotted(key, missing[0])}: missing; {owner or 'the config'} needs it")
     return kept
+
+
+def _required(cls: type) -> set[str]:
+    return {
+        p.name
+        for p in inspect.signature(cls.__init__).parameters.values()
+        if p.name != "self" and p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
 
 
 def _matches(value: Any, hint: Any) -> bool:
     origin = typing.get_origin(hint)
     if hint is Any:
         return True
+    if origin is typing.Literal:
+        return any(value == v and type(value) is type(v) for v in typing.get_args(hint))
     if origin in (typing.Union, types.UnionType):
         return any(_matches(value, h) for h in typing.get_args(hint))
     if hint is type(None):
@@ -143,6 +184,11 @@ def _matches(value: Any, hint: Any) -> bool:
 
 
 def _type_name(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(str(v) for v in typing.get_args(hint))
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join("null" if h is type(None) else _type_name(h) for h in typing.get_args(hint))
     if isinstance(hint, type):
         return hint.__name__
     return str(hint).replace("typing.", "")

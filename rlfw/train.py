@@ -1,4 +1,4 @@
-"""One training run: build (all config checks first), fit, evaluate, write ``summary.json``."""
+"""One training run of a checked job: fit, evaluate, write ``resolved.yaml`` and ``summary.json``."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ import lightning
 import lightning.pytorch as pl
 import torch
 from lightning.fabric.utilities.exceptions import MisconfigurationException
+from omegaconf import OmegaConf
 
 import rlfw
-from rlfw.build import Parts
-from rlfw.checkpoint import LastCheckpoint
+from rlfw.checkpoint import Checkpoints
 from rlfw.errors import ConfigError
 from rlfw.module import RLModule
+from rlfw.preflight import Job
 
 log = logging.getLogger("rlfw")
 
@@ -34,47 +35,60 @@ QUIET_WARNINGS = (
 
 
 def make_logger(cfg: dict[str, Any], run_dir: Path):
-    """The ``logger`` choice (checked in ``rlfw.build.check_run``)."""
+    """The ``logger`` choice (checked in ``rlfw.schema.Logger``)."""
     if cfg["logger"]["name"] == "tensorboard":
         return pl.loggers.TensorBoardLogger(run_dir, name="tensorboard", version="", default_hp_metric=False)
     return pl.loggers.CSVLogger(run_dir, name="", version="")
 
 
-def make_trainer(cfg: dict[str, Any], run_dir: Path) -> pl.Trainer:
-    """Lightning's Trainer with ``cfg["trainer"]``; a bad flag is a ``ConfigError`` (nothing is written yet)."""
-    try:
-        return pl.Trainer(
-            max_epochs=1,
-            logger=make_logger(cfg, run_dir),
-            callbacks=[LastCheckpoint(run_dir / "checkpoints", cfg["checkpoint_every"])],
-            enable_checkpointing=False,
-            enable_progress_bar=False,
-            enable_model_summary=False,
-            num_sanity_val_steps=0,
-            default_root_dir=run_dir,
-            **cfg["trainer"],
-        )
-    except (TypeError, ValueError, ImportError, MisconfigurationException) as err:
-        raise ConfigError(f"trainer: {err}") from err
+# rlfw owns the run's length, logging, checkpoints and console output; cfg["trainer"] adds the rest.
+RUN_CONTROL = dict(
+    max_epochs=1, enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False, num_sanity_val_steps=0,
+)
 
 
-def git_commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=Path(rlfw.__file__).parent, capture_output=True, text=True, timeout=5
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None
-
-
-def train(cfg: dict[str, Any], parts: Parts, run_dir: Path, names: dict[str, str]) -> dict[str, Any]:
-    """Train one run described by the resolved ``cfg`` with its checked ``parts`` (``build_parts``);
-    returns (and writes) the summary."""
-    torch.set_num_threads(cfg["threads"])
+def quiet_lightning() -> None:
     for pattern in QUIET_WARNINGS:
         warnings.filterwarnings("ignore", message=pattern)
     logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)
+
+
+def check_trainer(cfg: dict[str, Any]) -> None:
+    """Lightning's own checks of ``cfg["trainer"]`` (say ``precision=16-mixed`` on a CPU), as a ``ConfigError``."""
+    quiet_lightning()
+    try:
+        pl.Trainer(**RUN_CONTROL, logger=False, **cfg["trainer"])
+    except (TypeError, ValueError, ImportError, RuntimeError, MisconfigurationException) as err:
+        raise ConfigError(f"trainer: {err}") from err
+
+
+def make_trainer(cfg: dict[str, Any], run_dir: Path) -> pl.Trainer:
+    checkpoints = Checkpoints(run_dir / "checkpoints", cfg["checkpoint_every"])
+    return pl.Trainer(**RUN_CONTROL, logger=make_logger(cfg, run_dir), callbacks=[checkpoints], default_root_dir=run_dir, **cfg["trainer"])
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=Path(rlfw.__file__).parent, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_state() -> dict[str, Any]:
+    """The commit of the rlfw checkout that ran, and whether it had uncommitted changes (None outside git)."""
+    commit = _git("rev-parse", "HEAD")
+    status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
+    return {"git_commit": commit, "git_dirty": None if status is None else bool(status)}
+
+
+def train(job: Job, run_dir: Path) -> dict[str, Any]:
+    """Train the checked ``job`` (``rlfw.preflight.prepare``) into ``run_dir``; returns (and writes) the summary."""
+    cfg, parts, names = job.cfg, job.parts, job.choices
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
+    torch.set_num_threads(cfg["threads"])
+    quiet_lightning()
     module = RLModule(cfg, parts)
     trainer = make_trainer(cfg, run_dir)
     log.info(
@@ -88,6 +102,7 @@ def train(cfg: dict[str, Any], parts: Parts, run_dir: Path, names: dict[str, str
         "algo": names["algo"],
         "env": cfg["env"]["id"],
         "seed": cfg["seed"],
+        "overrides": job.overrides,
         "eval_return_mean": final["return_mean"],
         "eval_return_std": final["return_std"],
         "best_eval_return_mean": max(e["return_mean"] for e in module.evals),
@@ -104,7 +119,7 @@ def train(cfg: dict[str, Any], parts: Parts, run_dir: Path, names: dict[str, str
             "lightning": lightning.__version__,
             "gymnasium": gymnasium.__version__,
         },
-        "git_commit": git_commit(),
+        **git_state(),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     log.info(

@@ -12,6 +12,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from torch import nn
 
+from rlfw.check import check_config
 from rlfw.config_path import config_dir
 from rlfw.env.spec import EnvSpec
 
@@ -23,9 +24,9 @@ def spec(obs_dim: int = 4, actions: int = 2) -> EnvSpec:
 
 
 def config(*overrides: str) -> dict:
-    """The resolved config for ``python -m rlfw <overrides>``, as plain containers."""
+    """The checked config for ``python -m rlfw <overrides>``, as plain containers."""
     with initialize_config_dir(config_dir(), version_base="1.3"):
-        return OmegaConf.to_container(compose("config", list(overrides)), resolve=True)
+        return check_config(OmegaConf.to_container(compose("config", list(overrides)), resolve=True))
 
 
 class TableQ(nn.Module):

@@ -6,13 +6,14 @@ from pathlib import Path
 import torch
 
 from rlfw.build import build_parts
+from rlfw.preflight import Job
 from rlfw.train import train
 from tests.helpers import config
 
 
 def run(tmp_path: Path, *overrides: str) -> dict:
     cfg = config(*overrides)
-    return train(cfg, build_parts(cfg), tmp_path, {"algo": "test", "env": "test"})
+    return train(Job(cfg, build_parts(cfg), {"algo": "test", "env": "test"}, list(overrides)), tmp_path)
 
 
 def metric_rows(run_dir: Path) -> list[dict]:

@@ -1,12 +1,32 @@
-"""Any registered gymnasium id as a synchronous vector env (``env=gym env.id=...``)."""
+"""Any gymnasium env as a synchronous vector env (``env=gym env.id=...``)."""
 
 from __future__ import annotations
 
+import importlib
+
 import gymnasium as gym
+import numpy as np
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
-from rlfw.registry import register
+from rlfw.registry import register, suggest
+
+
+def registered_id(id: str, imports: list[str]) -> str:
+    """Imports the modules that register third-party envs (each of ``imports``, and the ``module`` of
+    gymnasium's ``module:EnvId`` form), then returns the plain id once it is registered."""
+    module, _, env_id = id.rpartition(":")
+    for name in [*imports, *([module] if module else [])]:
+        try:
+            importlib.import_module(name)
+        except ImportError as err:
+            raise ConfigError(f"env.imports: cannot import {name!r} (is its package installed?): {err}") from err
+    if env_id not in gym.registry:
+        raise ConfigError(
+            f"env.id={id!r}: not a registered gymnasium id{suggest(env_id, list(gym.registry))}; an env that a package"
+            " registers when imported needs env.imports=[<module>] or env.id=<module>:<id> (gymnasium.pprint_registry() lists ids)"
+        )
+    return env_id
 
 
 @register("env", "gym")
@@ -18,12 +38,11 @@ class GymEnv:
     valid transition (the collector swaps the final observation in as ``next_obs``).
     """
 
-    def __init__(self, id: str, kwargs: dict | None = None, solved_return: float | None = None):
-        require(id in gym.registry, "env.id", id, "not a registered gymnasium id (see gymnasium.pprint_registry())")
-        self.id = id
+    def __init__(self, id: str, kwargs: dict | None = None, solved_return: float | None = None, imports: list[str] = ()):
+        self.id = registered_id(id, list(imports))
         self.kwargs = dict(kwargs or {})
         try:
-            probe = gym.make(id, **self.kwargs)
+            probe = gym.make(self.id, **self.kwargs)
         except Exception as err:  # a bad kwarg or a missing optional dependency of the env
             raise ConfigError(f"env.id={id!r}: gymnasium.make failed: {err}") from err
         obs_space = probe.observation_space
@@ -34,7 +53,7 @@ class GymEnv:
             f"rlfw's encoders need a Box observation space, this env has {obs_space}",
         )
         solved = solved_return if solved_return is not None else probe.spec.reward_threshold
-        self.spec = EnvSpec(id, tuple(obs_space.shape), probe.action_space, solved)
+        self.spec = EnvSpec(id, tuple(obs_space.shape), probe.action_space, solved, np.dtype(obs_space.dtype))
         probe.close()
 
     def make(self, num_envs: int) -> gym.vector.VectorEnv:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import gymnasium as gym
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -13,6 +14,11 @@ class EnvSpec:
     obs_shape: tuple[int, ...]
     action_space: gym.Space  # the single-env action space
     solved_return: float | None  # a mean eval return that counts as solved (gymnasium's reward_threshold by default)
+    obs_dtype: np.dtype = np.dtype(np.float32)
+
+    @property
+    def obs_bytes(self) -> int:
+        return int(np.prod(self.obs_shape)) * self.obs_dtype.itemsize
 
     @property
     def discrete(self) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 from torch import nn
 
 from rlfw.errors import ConfigError
+from rlfw.registry import suggest
 
 
 def param_groups(net: nn.Module, groups: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -19,9 +20,7 @@ def param_groups(net: nn.Module, groups: dict[str, dict[str, Any]]) -> list[dict
     result, claimed = [], set()
     for part, options in groups.items():
         if part not in parts:
-            raise ConfigError(f"optim.groups.{part}: not a part of this network; parts: {', '.join(parts)}")
-        if not isinstance(options, dict):
-            raise ConfigError(f"optim.groups.{part}={options!r}: expected a mapping such as {{lr: 0.001}}")
+            raise ConfigError(f"optim.groups.{part}: not a part of this network{suggest(part, list(parts))}; parts: {', '.join(parts)}")
         params = [p for p in parts[part].parameters() if id(p) not in claimed]
         claimed.update(id(p) for p in params)
         result.append({"params": params, "name": part, **options})

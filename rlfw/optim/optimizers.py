@@ -9,7 +9,20 @@ from torch import nn
 
 from rlfw.errors import require
 from rlfw.optim.groups import param_groups
-from rlfw.registry import register
+from rlfw.registry import check_values, register
+
+RANGES = {  # hyperparameter -> (allowed, in words); shared by the optimizer and each of its groups
+    "lr": (lambda v: v >= 0, "must be >= 0 (0 freezes a part)"),
+    "eps": (lambda v: v >= 0, "must be >= 0"),
+    "weight_decay": (lambda v: v >= 0, "must be >= 0"),
+    "alpha": (lambda v: 0 <= v <= 1, "must be in [0, 1]"),
+}
+
+
+def _check_ranges(key: str, values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        allowed, words = RANGES[name]
+        require(allowed(value), f"{key}.{name}", value, words)
 
 
 class _Optim:
@@ -17,7 +30,12 @@ class _Optim:
 
     def __init__(self, lr: float, anneal_lr: bool, groups: dict | None, **kwargs: Any):
         require(lr > 0, "optim.lr", lr, "must be > 0")
+        _check_ranges("optim", kwargs)
         self.lr, self.anneal_lr, self.groups, self.kwargs = lr, anneal_lr, dict(groups or {}), kwargs
+        for part, options in self.groups.items():  # a group takes the optimizer's own hyperparameters
+            key = f"optim.groups.{part}"
+            require(isinstance(options, dict), key, options, "expected a mapping such as {lr: 0.001}")
+            _check_ranges(key, check_values(None, type(self), options, key, {"anneal_lr", "groups"}))
 
     def build(self, net: nn.Module) -> torch.optim.Optimizer:
         # foreach: one kernel per step for all tensors (torch only defaults to it on CUDA).

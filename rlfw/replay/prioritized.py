@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from rlfw.batch import Batch
+from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.registry import register
 from rlfw.replay.sum_tree import SumTree
@@ -22,6 +23,7 @@ class PrioritizedReplay(UniformReplay):
 
     def __init__(
         self,
+        spec: EnvSpec,
         num_envs: int,
         gamma: float,
         total_env_steps: int,
@@ -35,7 +37,7 @@ class PrioritizedReplay(UniformReplay):
         beta: float = 0.4,
         eps: float = 1e-6,
     ):
-        super().__init__(num_envs, gamma, capacity, batch_size, learning_starts, collect_steps, updates, n_step)
+        super().__init__(spec, num_envs, gamma, total_env_steps, capacity, batch_size, learning_starts, collect_steps, updates, n_step)
         require(alpha >= 0, "replay.alpha", alpha, "must be >= 0")
         require(0 <= beta <= 1, "replay.beta", beta, "must be in [0, 1]")
         require(eps > 0, "replay.eps", eps, "must be > 0")

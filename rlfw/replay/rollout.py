@@ -22,6 +22,7 @@ class Rollout:
         self,
         num_envs: int,
         gamma: float,
+        total_env_steps: int,
         num_steps: int = 128,
         epochs: int = 4,
         minibatches: int = 4,
@@ -36,6 +37,15 @@ class Rollout:
             "replay.minibatches",
             minibatches,
             f"must divide the rollout size num_steps * num_envs = {num_steps * num_envs}",
+        )
+        require(
+            not normalize_advantage or num_steps * num_envs // minibatches >= 2, "replay.minibatches", minibatches,
+            "a minibatch of one sample cannot normalise its advantages (std of one value);"
+            " use fewer minibatches or replay.normalize_advantage=false",
+        )
+        require(
+            num_steps * num_envs <= total_env_steps, "replay.num_steps", num_steps,
+            f"one rollout of num_steps * num_envs = {num_steps * num_envs} env steps exceeds total_env_steps={total_env_steps}",
         )
         self.gamma, self.gae_lambda, self.normalize_advantage = gamma, gae_lambda, normalize_advantage
         self.epochs, self.minibatches = epochs, minibatches

@@ -7,7 +7,9 @@ from collections.abc import Iterator
 import torch
 
 from rlfw.batch import Batch
+from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
+from rlfw.memory import require_memory
 from rlfw.registry import register
 from rlfw.replay.steps import StepStore
 
@@ -22,8 +24,10 @@ class UniformReplay:
 
     def __init__(
         self,
+        spec: EnvSpec,
         num_envs: int,
         gamma: float,
+        total_env_steps: int,
         capacity: int = 100_000,
         batch_size: int = 64,
         learning_starts: int = 1000,
@@ -42,10 +46,23 @@ class UniformReplay:
             f"must not exceed replay.capacity={capacity}",
         )
         require(capacity >= num_envs * (n_step + 1), "replay.capacity", capacity, f"must hold at least (n_step + 1) * num_envs = {num_envs * (n_step + 1)} transitions")
+        rows = capacity // num_envs
+        sampleable = (rows - n_step + 1) * num_envs  # a full buffer's transitions with a complete n-step window
+        require(
+            learning_starts <= sampleable, "replay.learning_starts", learning_starts,
+            f"learning would never start: replay.capacity={capacity} holds {sampleable} sampleable transitions",
+        )
+        first_update = max(learning_starts, batch_size) + (n_step - 1) * num_envs
+        require(
+            first_update <= total_env_steps, "replay.learning_starts", learning_starts,
+            f"the first update would come after total_env_steps={total_env_steps} (it needs {first_update} env steps)",
+        )
+        # obs and next_obs, int64 action, float32 reward, two bool flags
+        require_memory(rows * num_envs * (2 * spec.obs_bytes + 14), "replay.capacity", capacity, "the buffer")
         self.num_envs, self.gamma, self.n_step = num_envs, gamma, n_step
         self.batch_size, self.learning_starts = batch_size, learning_starts
         self.collect_steps, self.updates = collect_steps, updates
-        self.store = StepStore(capacity // num_envs, num_envs)
+        self.store = StepStore(rows, num_envs)
 
     def __len__(self) -> int:
         """Transitions whose n-step window is complete (the ones that can be sampled)."""

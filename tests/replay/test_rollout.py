@@ -25,7 +25,7 @@ def fill(r: Rollout, num_envs: int, steps: int):
 
 
 def test_epochs_times_minibatches_cover_the_rollout_each_epoch():
-    r = Rollout(num_envs=2, gamma=0.9, num_steps=8, epochs=3, minibatches=4, normalize_advantage=False)
+    r = Rollout(total_env_steps=10_000, num_envs=2, gamma=0.9, num_steps=8, epochs=3, minibatches=4, normalize_advantage=False)
     fill(r, 2, 8)
     assert r.ready()
     batches = list(r.batches(ConstantValue()))
@@ -37,7 +37,7 @@ def test_epochs_times_minibatches_cover_the_rollout_each_epoch():
 
 
 def test_last_step_bootstraps_from_the_critic():
-    r = Rollout(num_envs=1, gamma=0.5, num_steps=1, epochs=1, minibatches=1, gae_lambda=1.0, normalize_advantage=False)
+    r = Rollout(total_env_steps=10_000, num_envs=1, gamma=0.5, num_steps=1, epochs=1, minibatches=1, gae_lambda=1.0, normalize_advantage=False)
     fill(r, 1, 1)
     (b,) = r.batches(ConstantValue())
     torch.testing.assert_close(b.advantage, torch.tensor([1.0 + 0.5 * 2.0]))  # truncated: r + gamma V(final obs)
@@ -45,7 +45,7 @@ def test_last_step_bootstraps_from_the_critic():
 
 
 def test_feedback_can_stop_the_remaining_epochs():
-    r = Rollout(num_envs=1, gamma=0.9, num_steps=4, epochs=5, minibatches=2)
+    r = Rollout(total_env_steps=10_000, num_envs=1, gamma=0.9, num_steps=4, epochs=5, minibatches=2)
     fill(r, 1, 4)
     seen = 0
     for b in r.batches(ConstantValue()):
@@ -56,4 +56,4 @@ def test_feedback_can_stop_the_remaining_epochs():
 
 def test_minibatches_must_divide_the_rollout():
     with pytest.raises(ConfigError, match="replay.minibatches=3"):
-        Rollout(num_envs=2, gamma=0.9, num_steps=4, minibatches=3)
+        Rollout(total_env_steps=10_000, num_envs=2, gamma=0.9, num_steps=4, minibatches=3)

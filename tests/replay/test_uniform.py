@@ -3,6 +3,9 @@ import torch
 
 from rlfw.errors import ConfigError
 from rlfw.replay.uniform import UniformReplay
+from tests.helpers import spec
+
+RUN = {"spec": spec(obs_dim=1), "total_env_steps": 10_000}  # what the run hands a replay
 
 
 def step(i: int, num_envs: int = 1, terminated=False, truncated=False) -> dict:
@@ -17,7 +20,7 @@ def step(i: int, num_envs: int = 1, terminated=False, truncated=False) -> dict:
 
 
 def test_n_step_return_equals_hand_computed_sum():
-    r = UniformReplay(num_envs=1, gamma=0.5, capacity=100, batch_size=1, learning_starts=0, n_step=3)
+    r = UniformReplay(**RUN, num_envs=1, gamma=0.5, capacity=100, batch_size=1, learning_starts=0, n_step=3)
     for i in range(1, 6):
         r.add(step(i))
     b = r.store.n_step(torch.tensor([0]), torch.tensor([0]), 3, 0.5)  # rewards 1, 2, 3
@@ -26,7 +29,7 @@ def test_n_step_return_equals_hand_computed_sum():
 
 
 def test_n_step_stops_at_episode_end():
-    r = UniformReplay(num_envs=1, gamma=0.5, capacity=100, batch_size=1, learning_starts=0, n_step=3)
+    r = UniformReplay(**RUN, num_envs=1, gamma=0.5, capacity=100, batch_size=1, learning_starts=0, n_step=3)
     r.add(step(1))
     r.add(step(2, terminated=True))
     r.add(step(3))
@@ -34,7 +37,7 @@ def test_n_step_stops_at_episode_end():
     b = r.store.n_step(torch.tensor([0]), torch.tensor([0]), 3, 0.5)
     assert float(b.reward) == 1 + 0.5 * 2  # step 3 belongs to the next episode
     assert bool(b.terminated) and float(b.discount) == 0.25 and float(b.next_obs) == 3.0
-    r2 = UniformReplay(num_envs=1, gamma=0.5, capacity=100, batch_size=1, learning_starts=0, n_step=3)
+    r2 = UniformReplay(**RUN, num_envs=1, gamma=0.5, capacity=100, batch_size=1, learning_starts=0, n_step=3)
     for s in (step(1), step(2, truncated=True), step(3), step(4)):
         r2.add(s)
     b = r2.store.n_step(torch.tensor([0]), torch.tensor([0]), 3, 0.5)
@@ -42,7 +45,7 @@ def test_n_step_stops_at_episode_end():
 
 
 def test_ring_buffer_keeps_the_newest_and_samples_only_complete_windows():
-    r = UniformReplay(num_envs=2, gamma=0.9, capacity=10, batch_size=8, learning_starts=0, n_step=2)
+    r = UniformReplay(**RUN, num_envs=2, gamma=0.9, capacity=10, batch_size=8, learning_starts=0, n_step=2)
     for i in range(12):
         r.add(step(i, num_envs=2))
     assert len(r) == (5 - 1) * 2  # 5 rows kept, the newest has no complete 2-step window yet
@@ -51,7 +54,7 @@ def test_ring_buffer_keeps_the_newest_and_samples_only_complete_windows():
 
 
 def test_ready_waits_for_learning_starts():
-    r = UniformReplay(num_envs=1, gamma=0.9, capacity=100, batch_size=4, learning_starts=10)
+    r = UniformReplay(**RUN, num_envs=1, gamma=0.9, capacity=100, batch_size=4, learning_starts=10)
     for i in range(9):
         r.add(step(i))
     assert not r.ready()
@@ -66,13 +69,13 @@ def test_ready_waits_for_learning_starts():
 )
 def test_bad_sizes_name_the_key(kwargs, key):
     with pytest.raises(ConfigError, match=key):
-        UniformReplay(num_envs=1, gamma=0.9, **{"capacity": 100, **kwargs})
+        UniformReplay(**RUN, num_envs=1, gamma=0.9, **{"capacity": 100, **kwargs})
 
 
 def test_one_step_fast_path_matches_the_general_gather():
     # Where a sample's first step ends its episode, the general n-step gather uses that one step only:
     # there the 1-step fast path and a 2-step gather must agree field by field.
-    r = UniformReplay(num_envs=3, gamma=0.9, capacity=30, batch_size=4, learning_starts=0)
+    r = UniformReplay(**RUN, num_envs=3, gamma=0.9, capacity=30, batch_size=4, learning_starts=0)
     for i in range(12):
         r.add(step(i, num_envs=3, terminated=i % 4 == 3, truncated=i % 5 == 4))
     t, e = torch.randint(10, (200,)), torch.randint(3, (200,))

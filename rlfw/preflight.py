@@ -1,0 +1,86 @@
+"""Everything before training, for one job: resolve the config, check it, build its parts.
+
+Hydra calls ``Preflight`` (a Hydra callback named in conf/config.yaml) before it creates a run folder,
+and for a multirun before the first job, so a bad config stops with one line and leaves nothing
+behind. The task function then runs ``prepare`` again on the same config and trains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hydra import compose
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from rlfw.build import Parts, build_parts
+from rlfw.check import check_config
+from rlfw.errors import ConfigError
+from rlfw.report import CONFIG_ERRORS, fail
+
+BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
+
+
+@dataclass
+class Job:
+    cfg: dict[str, Any]  # the checked config that runs (written as resolved.yaml)
+    parts: Parts
+    choices: dict[str, str | None]  # Hydra's group choices: algo, env, ...
+    overrides: list[str]  # the command line's overrides of this job
+
+
+def prepare(config: DictConfig, hydra_cfg: DictConfig) -> Job:
+    """``config`` is the composed job config (its ``hydra`` node is ignored), ``hydra_cfg`` Hydra's node."""
+    choices = OmegaConf.to_container(hydra_cfg.runtime.choices)
+    overrides = OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False)  # the strings, as typed
+    cfg = check_config(resolve(config), user_keys(overrides), choices)
+    return Job(cfg, build_parts(cfg), choices, overrides)
+
+
+def resolve(config: DictConfig) -> dict[str, Any]:
+    task = OmegaConf.masked_copy(config, [k for k in config if k != "hydra"])
+    try:
+        return OmegaConf.to_container(task, resolve=True, throw_on_missing=True)
+    except OmegaConfBaseException as err:
+        raise ConfigError(f"{err.full_key}: {str(err).splitlines()[0]}") from err
+
+
+def user_keys(overrides: list[str]) -> frozenset[str]:
+    """The dotted keys an override list sets (``network/head=q`` gives ``network.head``)."""
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    return frozenset(o.key_or_group.replace("/", ".") for o in parsed)
+
+
+def check_job(config: DictConfig) -> None:
+    """Every check a job gets before training, the Trainer's flags last (that imports Lightning)."""
+    job = prepare(config, config.hydra)
+    from rlfw.train import check_trainer
+
+    check_trainer(job.cfg)
+
+
+class Preflight(Callback):
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:
+            check_job(config)
+        except CONFIG_ERRORS as err:
+            fail(err)
+
+    def on_multirun_start(self, config: DictConfig, config_name: str | None = None, **kwargs: Any) -> None:
+        """Checks every job of a basic sweep before the first starts; other sweepers pick their jobs
+        as they go, and each job is checked when it starts."""
+        from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+
+        sweeper = config.hydra.sweeper
+        if sweeper.get("_target_") != BASIC_SWEEPER:
+            return
+        arguments = [f"{k}={v}" for k, v in (sweeper.get("params") or {}).items()] + OmegaConf.to_container(config.hydra.overrides.task, resolve=False)
+        for batch in BasicSweeper.split_arguments(OverridesParser.create().parse_overrides(arguments), None):
+            for overrides in batch:
+                try:
+                    check_job(compose(config_name, list(overrides), return_hydra_config=True))
+                except CONFIG_ERRORS as err:
+                    fail(err)

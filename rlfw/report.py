@@ -1,0 +1,50 @@
+"""One line for every configuration error, whoever finds it: rlfw, Hydra or OmegaConf."""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import NoReturn
+
+from hydra.errors import HydraException, MissingConfigException, OverrideParseException
+from omegaconf.errors import OmegaConfBaseException
+
+from rlfw import schema
+from rlfw.errors import ConfigError
+from rlfw.registry import suggest
+
+GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic"
+# What a config can raise before training: rlfw's checks, Hydra's composition, OmegaConf's resolution,
+# and the TypeError/ValueError a constructor or library raises on a value it cannot take.
+CONFIG_ERRORS = (ConfigError, HydraException, OmegaConfBaseException, ValueError, TypeError)
+SCHEMAS = {"": schema.Run, "eval": schema.Eval, "network": schema.Network, "logger": schema.Logger, "trainer": schema.Trainer}
+
+
+def fail(err: Exception) -> NoReturn:
+    """Print the config error in one line and exit with code 2 (``SystemExit`` passes through Hydra,
+    which turns a callback's exceptions into warnings)."""
+    print(f"rlfw: config error: {one_line(err)}", file=sys.stderr)
+    sys.exit(2)
+
+
+def one_line(err: Exception) -> str:
+    if isinstance(err, ConfigError):
+        return str(err)
+    if isinstance(err, MissingConfigException) and err.options is not None and err.missing_cfg_file:
+        group, _, name = err.missing_cfg_file.rpartition("/")
+        return f"{group}={name}: no such option{suggest(name, err.options)}; valid: {', '.join(err.options)}"
+    if isinstance(err, OverrideParseException):
+        return f"cannot parse the override {err.override!r}: {str(err).splitlines()[0]} (grammar: {GRAMMAR})"
+    text = str(err)
+    missing = re.match(r"Could not override '([^']+)'", text)
+    if missing:
+        parent, _, name = missing.group(1).rpartition(".")
+        valid = [k for k in SCHEMAS[parent].__dataclass_fields__ if k != name] if parent in SCHEMAS else []
+        return f"{missing.group(1)}: no such key in the config{suggest(name, valid)}; to add a key, prefix it with +"
+    if text.startswith("Config group override must be a string or a list"):  # Hydra's answer to group=null
+        nulls = [a for a in sys.argv[1:] if re.fullmatch(r"[\w/]+=null", a)]
+        return f"{', '.join(nulls) or 'a group=null override'}: a config group needs an option; remove the override or name one"
+    if isinstance(err, OmegaConfBaseException) and getattr(err, "full_key", None):
+        return f"{err.full_key}: {text.splitlines()[0]}"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return f"{type(err).__name__}: {' '.join(lines)}" if lines else type(err).__name__

@@ -1,0 +1,20 @@
+"""How run folders are named: ``outputs/<algo>_<env>/<time>``, where ``env=gym`` uses the env id."""
+
+from __future__ import annotations
+
+import re
+
+from omegaconf import OmegaConf
+
+
+def env_folder(choice: str, env_id: str) -> str:
+    """The env option's name, or for ``env=gym`` its id made safe for a path (``ale_py:ALE/Pong-v5``
+    gives ``ALE-Pong-v5``)."""
+    if choice != "gym":
+        return choice
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", env_id.rpartition(":")[2]).strip("-")
+
+
+def register_resolvers() -> None:
+    """Before Hydra composes: conf/config.yaml names run folders with ``${rlfw.env_folder:...}``."""
+    OmegaConf.register_new_resolver("rlfw.env_folder", env_folder, replace=True)

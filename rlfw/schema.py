@@ -1,0 +1,116 @@
+"""The schema of the run's own keys, beside the options' typed ``__init__`` signatures.
+
+Each node is a dataclass: its typed fields are checked the way an option's parameters are
+(``rlfw.registry.check_values``: unknown keys with a close match, wrong types, missing keys), then
+constructing it checks the ranges. The defaults and their docs live in ``conf/config.yaml``: every
+field here that the yaml sets is required.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+
+from rlfw.errors import require
+
+MAX_ENVS = 1024  # envs per vector env: each is a Python object stepped in turn
+MAX_SEED = 2**31 - 1 - 2_000_000  # numpy and gymnasium take 32-bit seeds; eval seeds add an offset
+LOGGERS = {"csv": None, "tensorboard": "tensorboard"}  # logger -> the package it needs
+
+
+@dataclass
+class Run:
+    seed: int
+    total_env_steps: int
+    num_envs: int
+    gamma: float
+    stop_when_solved: bool
+    eval: dict
+    log_every: int
+    progress_every_s: float
+    checkpoint_every: int | None
+    threads: int
+    trainer: dict
+    logger: dict
+    # The option groups; their contents are checked against the chosen option's class.
+    env: dict
+    network: dict
+    explore: dict
+    replay: dict
+    target: dict
+    loss: dict
+    optim: dict
+
+    def __post_init__(self):
+        require(0 <= self.seed <= MAX_SEED, "seed", self.seed, f"an integer from 0 to {MAX_SEED}")
+        require(self.total_env_steps >= 1, "total_env_steps", self.total_env_steps, "must be >= 1")
+        require(1 <= self.num_envs <= MAX_ENVS, "num_envs", self.num_envs, f"envs stepped together, 1 to {MAX_ENVS}")
+        require(0 <= self.gamma <= 1, "gamma", self.gamma, "a discount in [0, 1]")
+        require(self.log_every >= 1, "log_every", self.log_every, "updates between metric rows, >= 1")
+        require(self.progress_every_s > 0, "progress_every_s", self.progress_every_s, "seconds, > 0")
+        every = self.checkpoint_every
+        require(every is None or every >= 1, "checkpoint_every", every, "null or env steps >= 1")
+        cores = os.cpu_count() or 1
+        require(1 <= self.threads <= cores, "threads", self.threads, f"torch CPU threads, 1 to this machine's {cores} cores")
+
+
+@dataclass
+class Eval:
+    every: int
+    episodes: int
+
+    def __post_init__(self):
+        require(self.every >= 1, "eval.every", self.every, "env steps between evaluations, >= 1")
+        require(1 <= self.episodes <= MAX_ENVS, "eval.episodes", self.episodes, f"episodes run side by side, 1 to {MAX_ENVS}")
+
+
+@dataclass
+class Network:
+    encoder: dict
+    head: dict
+
+
+@dataclass
+class Logger:
+    name: str
+
+    def __post_init__(self):
+        require(self.name in LOGGERS, "logger", self.name, f"one of {', '.join(LOGGERS)}")
+        package = LOGGERS[self.name]
+        require(
+            package is None or importlib.util.find_spec(package) is not None,
+            "logger", self.name, f"needs the {package} package: pip install 'rlfw[{self.name}]'",
+        )
+
+
+@dataclass
+class Trainer:
+    """The Lightning ``Trainer`` flags rlfw supports.
+
+    The run's length, logging, checkpoints and progress output are rlfw's own (env steps), so the
+    Trainer flags that control them (``max_steps``, ``max_time``, ``fast_dev_run``,
+    ``limit_train_batches``, ``log_every_n_steps``, ...) are refused as unknown keys.
+    """
+
+    accelerator: Literal["cpu", "gpu", "cuda", "mps", "auto"]
+    devices: int
+    precision: Literal["32-true", "bf16-mixed", "bf16-true", "16-mixed", "16-true", "64-true", 16, 32, 64] | None
+    gradient_clip_val: float | None
+    gradient_clip_algorithm: Literal["norm", "value"] | None
+    accumulate_grad_batches: int
+    deterministic: bool | None
+    detect_anomaly: bool
+    profiler: Literal["simple", "advanced", "pytorch"] | None
+
+    def __post_init__(self):
+        require(self.devices == 1, "trainer.devices", self.devices, "rlfw trains each run in one process on one device: 1")
+        gpu = self.accelerator in ("gpu", "cuda")
+        require(not gpu or torch.cuda.is_available(), "trainer.accelerator", self.accelerator, "no GPU is visible to torch here; use cpu or auto")
+        clip = self.gradient_clip_val
+        require(clip is None or clip > 0, "trainer.gradient_clip_val", clip, "null or > 0")
+        accumulate = self.accumulate_grad_batches
+        require(accumulate >= 1, "trainer.accumulate_grad_batches", accumulate, "batches per optimizer step, >= 1")
