@@ -21,7 +21,6 @@ training = False  # set once a job starts training: errors before that are the c
 def run(cfg: DictConfig) -> float:
     """Train one job; return the final greedy-eval return (what a sweeper optimises)."""
     global training
-    training = False
     hydra_cfg = HydraConfig.get()
     job = prepare(cfg, hydra_cfg)  # checked once already, before Hydra created the run folder
     from rlfw.train import train  # imports Lightning (seconds)
@@ -33,6 +32,8 @@ def run(cfg: DictConfig) -> float:
 def main() -> None:
     """Every config error, found by rlfw, Hydra or OmegaConf, ends in one line and exit code 2
     (``rlfw.report``); an error once training has started keeps its traceback."""
+    global training
+    training = False
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises instead of printing; we print one line
     register_resolvers()
     try:

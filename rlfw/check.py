@@ -23,10 +23,13 @@ RUN_CONTEXT = {"encoder": {"spec"}, "head": {"spec", "make_encoder"}, "replay": 
 NODES = {"eval": schema.Eval, "network": schema.Network, "logger": schema.Logger, "trainer": schema.Trainer}
 
 
-def check_config(cfg: dict[str, Any], user_keys: frozenset[str] = frozenset(), choices: dict | None = None) -> dict[str, Any]:
+def check_config(
+    cfg: dict[str, Any], user_keys: frozenset[str] = frozenset(), choices: dict | None = None, dropped: list[str] | None = None
+) -> dict[str, Any]:
     """``cfg`` is the resolved config as plain containers; ``user_keys`` the dotted keys the command
     line set (never dropped silently); ``choices`` Hydra's group choices (checks the tuned file).
-    Returns a copy without the keys a tuned file set for a sibling option (a warning says which)."""
+    Returns a copy without the keys a tuned file set for a sibling option; ``dropped`` receives a
+    warning for each (logged right away when it is None)."""
     if choices is not None:
         _check_tuned(choices)
     cfg = copy.deepcopy(cfg)
@@ -45,7 +48,7 @@ def check_config(cfg: dict[str, Any], user_keys: frozenset[str] = frozenset(), c
         node = holder[leaf]
         cls = lookup(kind, node.get("name"), f"{key}.name")
         values = {k: v for k, v in node.items() if k != "name"}
-        holder[leaf] = {"name": node["name"], **check_values(kind, cls, values, key, RUN_CONTEXT.get(kind, set()), user_keys)}
+        holder[leaf] = {"name": node["name"], **check_values(kind, cls, values, key, RUN_CONTEXT.get(kind, set()), user_keys, dropped)}
     check_fit(cfg)
     return cfg
 

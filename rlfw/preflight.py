@@ -30,14 +30,16 @@ class Job:
     parts: Parts
     choices: dict[str, str | None]  # Hydra's group choices: algo, env, ...
     overrides: list[str]  # the command line's overrides of this job
+    dropped: list[str]  # warnings for keys a tuned file set for a sibling option
 
 
 def prepare(config: DictConfig, hydra_cfg: DictConfig) -> Job:
     """``config`` is the composed job config (its ``hydra`` node is ignored), ``hydra_cfg`` Hydra's node."""
     choices = OmegaConf.to_container(hydra_cfg.runtime.choices)
     overrides = OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False)  # the strings, as typed
-    cfg = check_config(resolve(config), user_keys(overrides), choices)
-    return Job(cfg, build_parts(cfg), choices, overrides)
+    dropped: list[str] = []
+    cfg = check_config(resolve(config), user_keys(overrides), choices, dropped)
+    return Job(cfg, build_parts(cfg), choices, overrides, dropped)
 
 
 def resolve(config: DictConfig) -> dict[str, Any]:

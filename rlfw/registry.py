@@ -115,6 +115,7 @@ def check_values(
     key: str,
     supplied: set[str],
     user_keys: frozenset[str] = frozenset(),
+    dropped: list[str] | None = None,
 ) -> dict[str, Any]:
     """Check config ``values`` against ``cls.__init__``'s annotated parameters (an option's class,
     or a dataclass of ``rlfw.schema``, with ``kind=None``); return the values to use.
@@ -122,7 +123,8 @@ def check_values(
     A key no option of ``kind`` takes is an error (a typo), and so is a missing required one. A key
     that only another option takes is dropped with a warning when a file set it (a tuned file sets
     ``target.period`` for ``target=hard``, and the user chose ``target=polyak``); when the user set it
-    on the command line (``user_keys`` holds its dotted path), it is an error.
+    on the command line (``user_keys`` holds its dotted path), it is an error. The warnings go to
+    ``dropped`` when given (the caller logs them once the whole config passed), else to the log.
     """
     hints = typing.get_type_hints(cls.__init__)
     configurable = sorted(_parameters(cls) - supplied)
@@ -138,7 +140,11 @@ def check_values(
                 raise ConfigError(
                     f"{dotted(key, name)}={value!r}: {owner} does not take {name} ({others} does); valid keys: {', '.join(configurable) or 'none'}"
                 )
-            log.warning("ignoring %s.%s=%r: it is a key of %s, not of %s", key, name, value, others, owner)
+            warning = f"ignoring {dotted(key, name)}={value!r}: it is a key of {others}, not of {owner}"
+            if dropped is None:
+                log.warning(warning)
+            else:
+                dropped.append(warning)
             continue
         if name in hints and not _matches(value, hints[name]):
             raise ConfigError(f"{dotted(key, name)}={value!r}: expected {_type_name(hints[name])}")

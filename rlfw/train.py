@@ -85,6 +85,8 @@ def git_state() -> dict[str, Any]:
 def train(job: Job, run_dir: Path) -> dict[str, Any]:
     """Train the checked ``job`` (``rlfw.preflight.prepare``) into ``run_dir``; returns (and writes) the summary."""
     cfg, parts, names = job.cfg, job.parts, job.choices
+    for warning in job.dropped:
+        log.warning(warning)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
     torch.set_num_threads(cfg["threads"])

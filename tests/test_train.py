@@ -13,7 +13,7 @@ from tests.helpers import config
 
 def run(tmp_path: Path, *overrides: str) -> dict:
     cfg = config(*overrides)
-    return train(Job(cfg, build_parts(cfg), {"algo": "test", "env": "test"}, list(overrides)), tmp_path)
+    return train(Job(cfg, build_parts(cfg), {"algo": "test", "env": "test"}, list(overrides), []), tmp_path)
 
 
 def metric_rows(run_dir: Path) -> list[dict]:

@@ -23,6 +23,7 @@ class A2CLoss(nn.Module):
     def __init__(self, vf_coef: float = 0.5, ent_coef: float = 0.0):
         super().__init__()
         require(vf_coef >= 0, "loss.vf_coef", vf_coef, "must be >= 0")
+        require(ent_coef >= 0, "loss.ent_coef", ent_coef, "must be >= 0 (an entropy bonus)")
         self.vf_coef, self.ent_coef = vf_coef, ent_coef
 
     def forward(self, batch: Batch, net: nn.Module, target: nn.Module | None = None) -> dict[str, torch.Tensor]:

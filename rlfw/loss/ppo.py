@@ -40,6 +40,8 @@ class PPOLoss(nn.Module):
         require(clip > 0, "loss.clip", clip, "must be > 0")
         require(clip_value is None or clip_value > 0, "loss.clip_value", clip_value, "null or > 0")
         require(target_kl is None or target_kl > 0, "loss.target_kl", target_kl, "null or > 0")
+        require(vf_coef >= 0, "loss.vf_coef", vf_coef, "must be >= 0")
+        require(ent_coef >= 0, "loss.ent_coef", ent_coef, "must be >= 0 (an entropy bonus)")
         self.clip, self.clip_value, self.target_kl = clip, clip_value, target_kl
         self.vf_coef, self.ent_coef = vf_coef, ent_coef
 
