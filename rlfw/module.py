@@ -79,9 +79,11 @@ class RLModule(pl.LightningModule):
         self.replay.feedback(batch, out)
         if self.logger is not None:
             self.interval.add({"loss": loss, **{k: v for k, v in out.items() if v.ndim == 0 and k != "stop_epochs"}})
-            if self.interval.count >= self.cfg["log_every"]:
-                self._log_train_row()
         return loss
+
+    def on_train_batch_end(self, outputs, batch, batch_idx: int) -> None:
+        if self.interval.count >= self.cfg["log_every"]:  # after the optimizer step: the row counts it
+            self._log_train_row()
 
     def optimizer_zero_grad(self, epoch: int, batch_idx: int, optimizer) -> None:
         """No-op: gradients are zeroed right after each optimizer step instead (``optimizer_step``).

@@ -1,11 +1,13 @@
 """``python -m rlfw ...`` as a user runs it: bad input, Hydra's flags, a real short run."""
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 import torch
 
-from tests.helpers import run_cli
+from tests.helpers import ROOT, run_cli
 
 BAD = [
     (["algo=nope"], "algo=nope: no such option; valid: a2c, double_dqn, dqn, ppo"),
@@ -68,8 +70,11 @@ def test_short_run_writes_its_folder_and_returns_the_eval(tmp_path):
     assert [e["env_steps"] for e in summary["evals"]] == [1024, 2048]
     assert summary["eval_return_mean"] == summary["evals"][-1]["return_mean"] > 0
     assert summary["versions"]["torch"].startswith("2.13.0")
+    assert summary["overrides"] == ["algo=ppo", "total_env_steps=2048", "eval.every=1024", "log_every=1", f"hydra.run.dir={run_dir}"][:4]
+    assert summary["git_dirty"] in (True, False) and len(summary["git_commit"]) == 40
     assert (run_dir / ".hydra" / "config.yaml").exists()
-    assert (run_dir / "checkpoints" / "last.ckpt").exists()
+    assert (run_dir / "checkpoints" / "last.ckpt").exists() and (run_dir / "checkpoints" / "best.ckpt").exists()
+    assert (run_dir / "resolved.yaml").exists()
     header = (run_dir / "metrics.csv").read_text().splitlines()[0].split(",")
     assert {"step", "eval/return_mean", "train/loss_policy", "train/approx_kl", "time/steps_per_s"} <= set(header)
     assert "env steps" in result.stderr + result.stdout  # the progress line
@@ -80,3 +85,19 @@ def test_default_run_lands_under_outputs(tmp_path):
     assert result.returncode == 0, result.stderr
     (run,) = (tmp_path / "outputs" / "ppo_cartpole").iterdir()
     assert (run / "summary.json").exists()
+
+
+def test_help_speaks_rlfw():
+    result = run_cli("--help")
+    assert result.returncode == 0
+    assert result.stdout.startswith("rlfw: reinforcement learning where an algorithm is a config combination.")
+    assert "powered by Hydra" not in result.stdout
+    assert "replay: prioritized, rollout, uniform" in result.stdout and "python -m rlfw -m algo=dqn,double_dqn" in result.stdout
+
+
+def test_a_third_party_env_by_module_and_id_runs_into_a_folder_named_by_its_id(tmp_path):
+    result = run_cli("env=gym", "env.id=tests.env.corridor:RlfwTest/Corridor-v0", "total_env_steps=1024", "eval.every=1024", cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    run_dir = (result.stdout + result.stderr).split("outputs in ")[1].split()[0]
+    assert "/outputs/ppo_RlfwTest-Corridor-v0/" in run_dir
+    shutil.rmtree(Path(run_dir).parent)  # outputs/ppo_RlfwTest-Corridor-v0: this test's alone

@@ -69,3 +69,27 @@ def test_gradient_clipping_and_per_part_lr_through_config(tmp_path):
     ckpt = torch.load(tmp_path / "clipped" / "checkpoints" / "last.ckpt", weights_only=False)
     groups = ckpt["optimizer_states"][0]["param_groups"]
     assert {g["name"]: g["lr"] for g in groups} == {"default": 7e-4, "critic": 0.01}
+
+
+def test_best_ckpt_holds_the_weights_of_the_best_eval(tmp_path):
+    from rlfw.evaluate import evaluate
+    from rlfw.module import EVAL_SEED_OFFSET
+
+    overrides = ("algo=ppo", "total_env_steps=6144", "eval.every=1024", "eval.episodes=4", "stop_when_solved=false")
+    summary = run(tmp_path, *overrides)
+    returns = [e["return_mean"] for e in summary["evals"]]
+    best = returns.index(max(returns))
+    parts = build_parts(config(*overrides))
+    state = torch.load(tmp_path / "checkpoints" / "best.ckpt", weights_only=False)["state_dict"]
+    parts.net.load_state_dict({k.removeprefix("net."): v for k, v in state.items() if k.startswith("net.")})
+    replay = evaluate(parts.env.make(4), parts.net, 0 + EVAL_SEED_OFFSET + best, torch.device("cpu"))
+    assert float(replay.mean()) == returns[best] == summary["best_eval_return_mean"]
+
+
+def test_resolved_yaml_is_the_config_that_ran_without_dropped_keys(tmp_path, caplog):
+    import yaml
+
+    cfg = config("algo=dqn", "target=polyak", "total_env_steps=600", "replay.learning_starts=200", "eval.every=600")
+    assert "period" not in cfg["target"]  # conf/tuned/dqn_cartpole.yaml sets target.period for target=hard
+    run(tmp_path, "algo=dqn", "target=polyak", "total_env_steps=600", "replay.learning_starts=200", "eval.every=600")
+    assert yaml.safe_load((tmp_path / "resolved.yaml").read_text()) == cfg

@@ -1,0 +1,40 @@
+"""Any gymnasium env a user has installed: ``module:id``, ``env.imports``, clear errors for the rest."""
+
+import pytest
+
+from rlfw.env.gym import GymEnv
+from rlfw.errors import ConfigError
+from rlfw.run_dir import env_folder
+
+CORRIDOR = "RlfwTest/Corridor-v0"  # registered by importing tests.env.corridor
+
+
+def test_module_colon_id_imports_the_module_that_registers_the_env():
+    env = GymEnv(f"tests.env.corridor:{CORRIDOR}")
+    assert env.spec.obs_shape == (5,) and env.spec.num_actions == 2
+    envs = env.make(3)
+    obs, _ = envs.reset(seed=0)
+    assert obs.shape == (3, 5)
+    envs.close()
+
+
+def test_env_imports_register_the_env_first():
+    assert GymEnv(CORRIDOR, imports=["tests.env.corridor"]).spec.id == CORRIDOR
+
+
+def test_an_unknown_id_suggests_a_close_match_and_how_to_register_one():
+    with pytest.raises(ConfigError, match=r"CartPole-v9'.*\(did you mean CartPole-v1\?\).*env.imports=\[<module>\]"):
+        GymEnv("CartPole-v9")
+
+
+def test_a_module_that_does_not_import_is_named():
+    with pytest.raises(ConfigError, match=r"^env.imports: cannot import 'no_such_module_rlfw'"):
+        GymEnv("no_such_module_rlfw:Foo-v0")
+
+
+@pytest.mark.parametrize(
+    "choice, id, folder",
+    [("cartpole", "CartPole-v1", "cartpole"), ("gym", "MountainCar-v0", "MountainCar-v0"), ("gym", "ale_py:ALE/Pong-v5", "ALE-Pong-v5")],
+)
+def test_run_folders_are_named_by_the_env_id_for_env_gym(choice, id, folder):
+    assert env_folder(choice, id) == folder
