@@ -1,7 +1,7 @@
 """Check a whole resolved config before anything is built, and return the config that will run.
 
 Every key at every level is checked: the run's own nodes against ``rlfw.schema``, each option group
-against its chosen class's typed ``__init__`` (``rlfw.registry.check_values``). Then whether the
+against its chosen class's typed ``__init__`` (``rlfw.values.check_values``). Then whether the
 chosen options fit together, on their classes. What a class's constructor checks (ranges that
 depend on several values, the env, memory) follows in ``rlfw.build.build_parts``.
 """
@@ -13,7 +13,8 @@ from typing import Any
 
 from rlfw import schema
 from rlfw.errors import ConfigError
-from rlfw.registry import CONF_DIRS, check_values, lookup, names
+from rlfw.registry import CONF_DIRS, lookup, names, options
+from rlfw.values import check_values
 
 # Option groups: config path -> registry kind.
 GROUPS = {"env": "env", "network.encoder": "encoder", "network.head": "head", "explore": "explore",
@@ -48,7 +49,7 @@ def check_config(
         node = holder[leaf]
         cls = lookup(kind, node.get("name"), f"{key}.name")
         values = {k: v for k, v in node.items() if k != "name"}
-        holder[leaf] = {"name": node["name"], **check_values(kind, cls, values, key, RUN_CONTEXT.get(kind, set()), user_keys, dropped)}
+        holder[leaf] = {"name": node["name"], **check_values(cls, values, key, RUN_CONTEXT.get(kind, set()), options(kind), user_keys, dropped)}
     check_fit(cfg)
     return cfg
 
@@ -56,7 +57,7 @@ def check_config(
 def _check_node(node_schema: type, node: Any, key: str, user_keys: frozenset[str]) -> None:
     if not isinstance(node, dict):
         raise ConfigError(f"{key}={node!r}: expected a mapping with keys {', '.join(node_schema.__dataclass_fields__)}")
-    values = check_values(None, node_schema, node, key, set(), user_keys)
+    values = check_values(node_schema, node, key, user_keys=user_keys)
     node_schema(**values)  # the ranges
 
 

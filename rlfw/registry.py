@@ -1,24 +1,19 @@
 """The plugin registry: ``@register(kind, name)`` adds a class; ``build(kind, cfg, ...)`` makes one.
 
 A config node names its option with ``name`` and carries plain values. ``build`` checks those values
-against the class's typed ``__init__`` (unknown keys, wrong types) and raises ``ConfigError`` listing
-what is valid, so a bad config fails before training starts.
+against the class's typed ``__init__`` (``rlfw.values``: unknown keys, wrong types) and raises
+``ConfigError`` listing what is valid, so a bad config fails before training starts.
 """
 
 from __future__ import annotations
 
-import difflib
 import importlib
-import inspect
-import logging
-import types
-import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from rlfw.errors import ConfigError
+from rlfw.values import check_values, parameters, suggest
 
-log = logging.getLogger("rlfw")
 
 KINDS = ("env", "encoder", "head", "explore", "replay", "target", "loss", "optim")
 # Where each kind's yaml options live under conf/.
@@ -59,6 +54,12 @@ def names(kind: str) -> list[str]:
     return sorted(_REGISTRY[kind])
 
 
+def options(kind: str) -> dict[str, type]:
+    """The registered options of one kind, by name."""
+    _load_builtins()
+    return dict(_REGISTRY[kind])
+
+
 def lookup(kind: str, name: str, key: str | None = None) -> type:
     """The class registered as ``(kind, name)``; a ``ConfigError`` listing valid names otherwise."""
     _load_builtins()
@@ -80,121 +81,6 @@ def build(kind: str, cfg: Mapping[str, Any], key: str, **context: Any) -> Any:
         raise ConfigError(f"{key}.name is missing; valid: {', '.join(names(kind))}")
     cls = lookup(kind, cfg["name"], f"{key}.name")
     values = {k: v for k, v in cfg.items() if k != "name"}
-    values = check_values(kind, cls, values, key, supplied=set(context))
-    takes = _parameters(cls)
+    values = check_values(cls, values, key, set(context), options(kind))
+    takes = parameters(cls)
     return cls(**values, **{k: v for k, v in context.items() if k in takes})  # each class takes what it declares
-
-
-def _parameters(cls: type) -> set[str]:
-    return {
-        p.name
-        for p in inspect.signature(cls.__init__).parameters.values()
-        if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    }
-
-
-def suggest(name: str, valid: list[str]) -> str:
-    """`` (did you mean X?)`` for a near miss of one of ``valid``, else nothing."""
-    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
-def dotted(key: str, name: str) -> str:
-    return f"{key}.{name}" if key else name
-
-
-def unknown_key(key: str, name: str, owner: str, valid: list[str]) -> ConfigError:
-    where = f" for {owner}" if owner else ""
-    return ConfigError(f"{dotted(key, name)}: unknown key{where}{suggest(name, valid)}; valid keys: {', '.join(valid) or 'none'}")
-
-
-def check_values(
-    kind: str | None,
-    cls: type,
-    values: Mapping[str, Any],
-    key: str,
-    supplied: set[str],
-    user_keys: frozenset[str] = frozenset(),
-    dropped: list[str] | None = None,
-) -> dict[str, Any]:
-    """Check config ``values`` against ``cls.__init__``'s annotated parameters (an option's class,
-    or a dataclass of ``rlfw.schema``, with ``kind=None``); return the values to use.
-
-    A key no option of ``kind`` takes is an error (a typo), and so is a missing required one. A key
-    that only another option takes is dropped with a warning when a file set it (a tuned file sets
-    ``target.period`` for ``target=hard``, and the user chose ``target=polyak``); when the user set it
-    on the command line (``user_keys`` holds its dotted path), it is an error. The warnings go to
-    ``dropped`` when given (the caller logs them once the whole config passed), else to the log.
-    """
-    hints = typing.get_type_hints(cls.__init__)
-    configurable = sorted(_parameters(cls) - supplied)
-    owner = f"{key}={cls.registered_name}" if kind else key
-    kept = {}
-    for name, value in values.items():
-        if name not in configurable:
-            owners = [n for n, other in _REGISTRY[kind].items() if name in _parameters(other) - supplied] if kind else []
-            if not owners:
-                raise unknown_key(key, name, owner, configurable)
-            others = " / ".join(f"{key}={o}" for o in owners)
-            if dotted(key, name) in user_keys:
-                raise ConfigError(
-                    f"{dotted(key, name)}={value!r}: {owner} does not take {name} ({others} does); valid keys: {', '.join(configurable) or 'none'}"
-                )
-            warning = f"ignoring {dotted(key, name)}={value!r}: it is a key of {others}, not of {owner}"
-            if dropped is None:
-                log.warning(warning)
-            else:
-                dropped.append(warning)
-            continue
-        if name in hints and not _matches(value, hints[name]):
-            raise ConfigError(f"{dotted(key, name)}={value!r}: expected {_type_name(hints[name])}")
-        kept[name] = value
-    missing = [n for n in _required(cls) - supplied if n not in values]
-    if missing:
-        raise ConfigError(f"{dotted(key, missing[0])}: missing; {owner or 'the config'} needs it")
-    return kept
-
-
-def _required(cls: type) -> set[str]:
-    return {
-        p.name
-        for p in inspect.signature(cls.__init__).parameters.values()
-        if p.name != "self" and p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    }
-
-
-def _matches(value: Any, hint: Any) -> bool:
-    origin = typing.get_origin(hint)
-    if hint is Any:
-        return True
-    if origin is typing.Literal:
-        return any(value == v and type(value) is type(v) for v in typing.get_args(hint))
-    if origin in (typing.Union, types.UnionType):
-        return any(_matches(value, h) for h in typing.get_args(hint))
-    if hint is type(None):
-        return value is None
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if origin in (list, tuple, typing.Sequence) or hint in (list, tuple):
-        args = typing.get_args(hint)
-        return isinstance(value, (list, tuple, typing.Sequence)) and not isinstance(value, str) and (
-            not args or all(_matches(v, args[0]) for v in value)
-        )
-    if origin in (dict, Mapping) or hint in (dict, Mapping):
-        return isinstance(value, Mapping)
-    if isinstance(hint, type):
-        return isinstance(value, hint)
-    return True
-
-
-def _type_name(hint: Any) -> str:
-    origin = typing.get_origin(hint)
-    if origin is typing.Literal:
-        return "one of " + ", ".join(str(v) for v in typing.get_args(hint))
-    if origin in (typing.Union, types.UnionType):
-        return " or ".join("null" if h is type(None) else _type_name(h) for h in typing.get_args(hint))
-    if isinstance(hint, type):
-        return hint.__name__
-    return str(hint).replace("typing.", "")

@@ -11,7 +11,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from rlfw import schema
 from rlfw.errors import ConfigError
-from rlfw.registry import suggest
+from rlfw.values import suggest
 
 GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic"
 # What a config can raise before training: rlfw's checks, Hydra's composition, OmegaConf's resolution,

@@ -1,7 +1,7 @@
 """The schema of the run's own keys, beside the options' typed ``__init__`` signatures.
 
 Each node is a dataclass: its typed fields are checked the way an option's parameters are
-(``rlfw.registry.check_values``: unknown keys with a close match, wrong types, missing keys), then
+(``rlfw.values.check_values``: unknown keys with a close match, wrong types, missing keys), then
 constructing it checks the ranges. The defaults and their docs live in ``conf/config.yaml``: every
 field here that the yaml sets is required.
 """

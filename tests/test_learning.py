@@ -7,6 +7,7 @@ defaults (conf/tuned). Runs stop once the greedy eval (10 episodes) reaches env.
 import pytest
 
 from rlfw.build import build_parts
+from rlfw.preflight import Job
 from rlfw.train import train
 from tests.helpers import config
 
@@ -27,7 +28,7 @@ CASES = [
 def test_default_config_learns(tmp_path, algo, env, budget, bar, seed):
     cfg = config(f"algo={algo}", f"env={env}", f"seed={seed}")
     assert cfg["total_env_steps"] == budget
-    summary = train(cfg, build_parts(cfg), tmp_path, {"algo": algo, "env": env})
+    summary = train(Job(cfg, build_parts(cfg), {"algo": algo, "env": env}, [], []), tmp_path)
     assert summary["env_steps"] <= budget
     if env == "cartpole":
         assert summary["eval_return_mean"] >= bar, summary["evals"]

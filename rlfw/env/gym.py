@@ -9,7 +9,8 @@ import numpy as np
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
-from rlfw.registry import register, suggest
+from rlfw.registry import register
+from rlfw.values import suggest
 
 
 def registered_id(id: str, imports: list[str]) -> str:

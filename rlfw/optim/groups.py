@@ -12,7 +12,7 @@ from typing import Any
 from torch import nn
 
 from rlfw.errors import ConfigError
-from rlfw.registry import suggest
+from rlfw.values import suggest
 
 
 def param_groups(net: nn.Module, groups: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:

@@ -9,7 +9,8 @@ from torch import nn
 
 from rlfw.errors import require
 from rlfw.optim.groups import param_groups
-from rlfw.registry import check_values, register
+from rlfw.registry import register
+from rlfw.values import check_values
 
 RANGES = {  # hyperparameter -> (allowed, in words); shared by the optimizer and each of its groups
     "lr": (lambda v: v >= 0, "must be >= 0 (0 freezes a part)"),
@@ -35,7 +36,7 @@ class _Optim:
         for part, options in self.groups.items():  # a group takes the optimizer's own hyperparameters
             key = f"optim.groups.{part}"
             require(isinstance(options, dict), key, options, "expected a mapping such as {lr: 0.001}")
-            _check_ranges(key, check_values(None, type(self), options, key, {"anneal_lr", "groups"}))
+            _check_ranges(key, check_values(type(self), options, key, {"anneal_lr", "groups"}))
 
     def build(self, net: nn.Module) -> torch.optim.Optimizer:
         # foreach: one kernel per step for all tensors (torch only defaults to it on CUDA).
