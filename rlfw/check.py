@@ -21,7 +21,6 @@ GROUPS = {"env": "env", "network.encoder": "encoder", "network.head": "head", "e
           "replay": "replay", "target": "target", "loss": "loss", "optim": "optim"}
 # What the run hands each kind's constructor (rlfw.build); a config may not set these.
 RUN_CONTEXT = {"encoder": {"spec"}, "head": {"spec", "make_encoder"}, "replay": {"spec", "num_envs", "gamma", "total_env_steps"}}
-NODES = {"eval": schema.Eval, "network": schema.Network, "logger": schema.Logger, "trainer": schema.Trainer}
 
 
 def check_config(
@@ -38,18 +37,18 @@ def check_config(
         parent, _, leaf = key.rpartition(".")
         node = (cfg.get(parent) if parent else cfg) or {}
         if not isinstance(node.get(leaf), dict):
-            group = f"{CONF_DIRS[kind]}"
+            group = CONF_DIRS[kind]
             raise ConfigError(f"{group}={node.get(leaf)!r}: choose an option of {group}: {', '.join(names(kind))}")
-    _check_node(schema.Run, cfg, "", user_keys)
-    for key, node_schema in NODES.items():
-        _check_node(node_schema, cfg[key], key, user_keys)
+    for key, node_schema in schema.NODES.items():
+        _check_node(node_schema, cfg[key] if key else cfg, key, user_keys)
     for key, kind in GROUPS.items():
         parent, _, leaf = key.rpartition(".")
         holder = cfg[parent] if parent else cfg
         node = holder[leaf]
         cls = lookup(kind, node.get("name"), f"{key}.name")
         values = {k: v for k, v in node.items() if k != "name"}
-        holder[leaf] = {"name": node["name"], **check_values(cls, values, key, RUN_CONTEXT.get(kind, set()), options(kind), user_keys, dropped)}
+        checked = check_values(cls, values, key, RUN_CONTEXT.get(kind, set()), options(kind), user_keys, dropped)
+        holder[leaf] = {"name": node["name"], **checked}
     check_fit(cfg)
     return cfg
 

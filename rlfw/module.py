@@ -141,9 +141,10 @@ class RLModule(pl.LightningModule):
         result = {"env_steps": self.env_steps, "return_mean": float(returns.mean()), "return_std": float(returns.std())}
         self.evals.append(result)
         self._write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
-        for callback in self.trainer.callbacks if self._trainer else ():  # best.ckpt is written now, with the weights just evaluated
-            if hasattr(callback, "on_eval"):
-                callback.on_eval(self.trainer, self, result)
+        if self._trainer is not None:  # callbacks with an on_eval hook (best.ckpt) see the weights just evaluated
+            for callback in self.trainer.callbacks:
+                if hasattr(callback, "on_eval"):
+                    callback.on_eval(self.trainer, self, result)
         if self.logger is not None:
             self.logger.save()  # metrics reach the disk at every evaluation, not only at the end
         solved_at = self.env.spec.solved_return

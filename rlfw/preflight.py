@@ -79,7 +79,8 @@ class Preflight(Callback):
         sweeper = config.hydra.sweeper
         if sweeper.get("_target_") != BASIC_SWEEPER:
             return
-        arguments = [f"{k}={v}" for k, v in (sweeper.get("params") or {}).items()] + OmegaConf.to_container(config.hydra.overrides.task, resolve=False)
+        arguments = [f"{k}={v}" for k, v in (sweeper.get("params") or {}).items()]
+        arguments += OmegaConf.to_container(config.hydra.overrides.task, resolve=False)
         for batch in BasicSweeper.split_arguments(OverridesParser.create().parse_overrides(arguments), None):
             for overrides in batch:
                 try:

@@ -65,7 +65,8 @@ def lookup(kind: str, name: str, key: str | None = None) -> type:
     _load_builtins()
     if name not in _REGISTRY[kind]:
         raise ConfigError(
-            f"{key or kind + '.name'}={name!r}: not a registered {kind}{suggest(str(name), names(kind))}; valid: {', '.join(names(kind))}"
+            f"{key or kind + '.name'}={name!r}: not a registered {kind}{suggest(str(name), names(kind))};"
+            f" valid: {', '.join(names(kind))}"
         )
     return _REGISTRY[kind][name]
 

@@ -17,7 +17,6 @@ GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic"
 # What a config can raise before training: rlfw's checks, Hydra's composition, OmegaConf's resolution,
 # and the TypeError/ValueError a constructor or library raises on a value it cannot take.
 CONFIG_ERRORS = (ConfigError, HydraException, OmegaConfBaseException, ValueError, TypeError)
-SCHEMAS = {"": schema.Run, "eval": schema.Eval, "network": schema.Network, "logger": schema.Logger, "trainer": schema.Trainer}
 
 
 def fail(err: Exception) -> NoReturn:
@@ -39,7 +38,8 @@ def one_line(err: Exception) -> str:
     missing = re.match(r"Could not override '([^']+)'", text)
     if missing:
         parent, _, name = missing.group(1).rpartition(".")
-        valid = [k for k in SCHEMAS[parent].__dataclass_fields__ if k != name] if parent in SCHEMAS else []
+        node = schema.NODES.get(parent)
+        valid = [k for k in node.__dataclass_fields__ if k != name] if node else []
         return f"{missing.group(1)}: no such key in the config{suggest(name, valid)}; to add a key, prefix it with +"
     if text.startswith("Config group override must be a string or a list"):  # Hydra's answer to group=null
         nulls = [a for a in sys.argv[1:] if re.fullmatch(r"[\w/]+=null", a)]

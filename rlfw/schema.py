@@ -18,7 +18,7 @@ import torch
 from rlfw.errors import require
 
 MAX_ENVS = 1024  # envs per vector env: each is a Python object stepped in turn
-MAX_SEED = 2**31 - 1 - 2_000_000  # numpy and gymnasium take 32-bit seeds; eval seeds add an offset
+MAX_SEED = 2**32 - 1
 LOGGERS = {"csv": None, "tensorboard": "tensorboard"}  # logger -> the package it needs
 
 
@@ -109,8 +109,13 @@ class Trainer:
     def __post_init__(self):
         require(self.devices == 1, "trainer.devices", self.devices, "rlfw trains each run in one process on one device: 1")
         gpu = self.accelerator in ("gpu", "cuda")
-        require(not gpu or torch.cuda.is_available(), "trainer.accelerator", self.accelerator, "no GPU is visible to torch here; use cpu or auto")
+        no_gpu = "no GPU is visible to torch here; use cpu or auto"
+        require(not gpu or torch.cuda.is_available(), "trainer.accelerator", self.accelerator, no_gpu)
         clip = self.gradient_clip_val
         require(clip is None or clip > 0, "trainer.gradient_clip_val", clip, "null or > 0")
         accumulate = self.accumulate_grad_batches
         require(accumulate >= 1, "trainer.accumulate_grad_batches", accumulate, "batches per optimizer step, >= 1")
+
+
+# The run's own nodes by config path ("" is the top level); option groups are checked by their classes.
+NODES = {"": Run, "eval": Eval, "network": Network, "logger": Logger, "trainer": Trainer}

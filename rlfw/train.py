@@ -64,7 +64,8 @@ def check_trainer(cfg: dict[str, Any]) -> None:
 
 def make_trainer(cfg: dict[str, Any], run_dir: Path) -> pl.Trainer:
     checkpoints = Checkpoints(run_dir / "checkpoints", cfg["checkpoint_every"])
-    return pl.Trainer(**RUN_CONTROL, logger=make_logger(cfg, run_dir), callbacks=[checkpoints], default_root_dir=run_dir, **cfg["trainer"])
+    logger = make_logger(cfg, run_dir)
+    return pl.Trainer(**RUN_CONTROL, logger=logger, callbacks=[checkpoints], default_root_dir=run_dir, **cfg["trainer"])
 
 
 def _git(*args: str) -> str | None:

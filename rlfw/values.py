@@ -70,7 +70,8 @@ def check_values(
             others = " / ".join(f"{key}={o}" for o in owners)
             if dotted(key, name) in user_keys:
                 raise ConfigError(
-                    f"{dotted(key, name)}={value!r}: {owner} does not take {name} ({others} does); valid keys: {', '.join(configurable) or 'none'}"
+                    f"{dotted(key, name)}={value!r}: {owner} does not take {name} ({others} does);"
+                    f" valid keys: {', '.join(configurable) or 'none'}"
                 )
             warning = f"ignoring {dotted(key, name)}={value!r}: it is a key of {others}, not of {owner}"
             if dropped is None:

@@ -25,7 +25,8 @@ def registered_id(id: str, imports: list[str]) -> str:
     if env_id not in gym.registry:
         raise ConfigError(
             f"env.id={id!r}: not a registered gymnasium id{suggest(env_id, list(gym.registry))}; an env that a package"
-            " registers when imported needs env.imports=[<module>] or env.id=<module>:<id> (gymnasium.pprint_registry() lists ids)"
+            " registers when imported needs env.imports=[<module>] or env.id=<module>:<id>"
+            " (gymnasium.pprint_registry() lists ids)"
         )
     return env_id
 

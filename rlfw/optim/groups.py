@@ -20,7 +20,9 @@ def param_groups(net: nn.Module, groups: dict[str, dict[str, Any]]) -> list[dict
     result, claimed = [], set()
     for part, options in groups.items():
         if part not in parts:
-            raise ConfigError(f"optim.groups.{part}: not a part of this network{suggest(part, list(parts))}; parts: {', '.join(parts)}")
+            raise ConfigError(
+                f"optim.groups.{part}: not a part of this network{suggest(part, list(parts))}; parts: {', '.join(parts)}"
+            )
         params = [p for p in parts[part].parameters() if id(p) not in claimed]
         claimed.update(id(p) for p in params)
         result.append({"params": params, "name": part, **options})
