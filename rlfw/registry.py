@@ -31,6 +31,9 @@ def _load_builtins() -> None:
         _loaded = True
         for module in _BUILTINS:
             importlib.import_module(module)
+        from rlfw.plugins import load
+
+        load(_REGISTRY, CONF_DIRS)  # installed plugins, after the built-ins
 
 
 def register(kind: str, name: str) -> Callable[[type], type]:

@@ -80,7 +80,7 @@ def check_values(
                 dropped.append(warning)
             continue
         if name in hints and not _matches(value, hints[name]):
-            raise ConfigError(f"{dotted(key, name)}={value!r}: expected {_type_name(hints[name])}")
+            raise ConfigError(f"{dotted(key, name)}={value!r}: expected {type_name(hints[name])}")
         kept[name] = value
     missing = [n for n in _required(cls) - supplied if n not in values]
     if missing:
@@ -122,12 +122,12 @@ def _matches(value: Any, hint: Any) -> bool:
     return True
 
 
-def _type_name(hint: Any) -> str:
+def type_name(hint: Any) -> str:
     origin = typing.get_origin(hint)
     if origin is typing.Literal:
         return "one of " + ", ".join(str(v) for v in typing.get_args(hint))
     if origin in (typing.Union, types.UnionType):
-        return " or ".join("null" if h is type(None) else _type_name(h) for h in typing.get_args(hint))
+        return " or ".join("null" if h is type(None) else type_name(h) for h in typing.get_args(hint))
     if isinstance(hint, type):
         return hint.__name__
     return str(hint).replace("typing.", "")

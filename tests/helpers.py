@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import gymnasium as gym
@@ -40,6 +41,27 @@ class TableQ(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         return {"q": self.table[obs.long()]}
+
+
+def venv_with_our_dependencies(path: Path) -> Path:
+    """A bare venv that sees this interpreter's packages (not the base Python's, which may have none)
+    through a .pth file, pip and setuptools included (it has none of its own). The .pth puts them after
+    the venv's own site-packages and does not run their .pth files, so the editable rlfw of this
+    interpreter stays invisible. Returns its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", path], check=True)
+    python = path / "bin" / "python"
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True)
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(site.stdout.strip()) / "outer_deps.pth").write_text("\n".join(sorted(ours)) + "\n")
+    return python
+
+
+def build_wheel(source: Path, out: Path) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", out, source], check=True, capture_output=True
+    )
+    (wheel,) = out.glob("*.whl")
+    return wheel
 
 
 def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 600) -> subprocess.CompletedProcess:

@@ -2,32 +2,18 @@
 
 import json
 import subprocess
-import sys
-import sysconfig
 import zipfile
-from pathlib import Path
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, build_wheel, venv_with_our_dependencies
 
 
 def test_wheel_ships_conf_and_runs_outside_the_repo(tmp_path):
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", tmp_path / "dist", ROOT],
-        check=True, capture_output=True,
-    )
-    (wheel,) = (tmp_path / "dist").glob("rlfw-*.whl")
+    wheel = build_wheel(ROOT, tmp_path / "dist")
     names = zipfile.ZipFile(wheel).namelist()
     assert "rlfw/conf/config.yaml" in names and "rlfw/conf/algo/ppo.yaml" in names and "rlfw/conf/tuned/dqn_cartpole.yaml" in names
-    # A bare venv that sees the dependencies of *this* interpreter (not the base Python's, which may
-    # have nothing installed) through a .pth file, with the wheel installed into its own site-packages.
-    # The .pth puts those folders after the venv's own, and does not run their .pth files, so the
-    # editable rlfw of this interpreter stays invisible.
+    assert "hydra_plugins/rlfw_plugins/search_path.py" in names
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-    python = venv / "bin" / "python"
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True)
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    (Path(site.stdout.strip()) / "outer_deps.pth").write_text("\n".join(sorted(ours)) + "\n")
+    python = venv_with_our_dependencies(venv)
     subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-index", wheel], check=True, capture_output=True)
     work = tmp_path / "elsewhere"
     work.mkdir()

@@ -1,0 +1,97 @@
+"""Plugins from outside: a pip-installed package's options are one override away, are listed, and a
+broken plugin is reported by name without stopping rlfw (an error with RLFW_STRICT_PLUGINS=1)."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT, build_wheel, venv_with_our_dependencies
+
+FIXTURE = Path(__file__).parent / "fixtures" / "scaled_dqn_plugin"
+SHORT = ["total_env_steps=600", "replay.learning_starts=200", "eval.every=600", "eval.episodes=2"]
+
+
+def pip_install(python: Path, *args) -> None:
+    subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", *args], check=True, capture_output=True)
+
+
+def rlfw(python: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [python, "-m", "rlfw", *args], cwd=cwd, capture_output=True, text=True, timeout=300, env={**os.environ, **env}
+    )
+
+
+@pytest.fixture(scope="module")
+def rlfw_wheel(tmp_path_factory) -> Path:
+    return build_wheel(ROOT, tmp_path_factory.mktemp("dist"))
+
+
+def venv_with_rlfw(path: Path, rlfw_wheel: Path) -> Path:
+    python = venv_with_our_dependencies(path)
+    pip_install(python, rlfw_wheel)
+    return python
+
+
+@pytest.mark.parametrize("editable", [False, True], ids=["installed", "editable"])
+def test_an_installed_plugin_adds_a_loss_and_an_algo_with_no_flag(tmp_path, rlfw_wheel, editable):
+    python = venv_with_rlfw(tmp_path / "venv", rlfw_wheel)
+    pip_install(python, *(["-e"] if editable else []), FIXTURE)
+    result = rlfw(python, tmp_path, "algo=scaled_dqn", *SHORT, "hydra.run.dir=a")
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "a" / "summary.json").read_text())["algo"] == "scaled_dqn"
+    result = rlfw(python, tmp_path, "algo=dqn", "loss=scaled_dqn", "loss.scale=0.25", *SHORT, "hydra.run.dir=b")
+    assert result.returncode == 0, result.stderr
+    assert "name: scaled_dqn\n  scale: 0.25" in (tmp_path / "b" / "resolved.yaml").read_text()
+    help_text = rlfw(python, tmp_path, "--help").stdout
+    assert "algo: a2c, double_dqn, dqn, ppo, scaled_dqn" in help_text
+    assert "loss: a2c, double_dqn, dqn, ppo, scaled_dqn" in help_text
+    listing = subprocess.run([python, "-m", "rlfw.plugins"], capture_output=True, text=True, check=True).stdout
+    assert "  scaled_dqn  [rlfw-scaled-dqn 0.0.1]\n      keys: scale: float = 0.5, td_loss: str = 'huber'" in listing
+    assert "needs outputs q; needs batch" in listing and "installed plugins (entry point group rlfw.plugins): scaled_dqn" in listing
+
+
+def write_plugin(root: Path, name: str, code: str, yaml_for: str | None = None) -> Path:
+    """A one-module plugin distribution ``rlfw-<name>`` with an optional conf/loss/<yaml_for>.yaml."""
+    (root / name / "conf" / "loss").mkdir(parents=True)
+    (root / name / "__init__.py").write_text(code)
+    (root / name / "conf" / "__init__.py").write_text("")
+    if yaml_for:
+        (root / name / "conf" / "loss" / f"{yaml_for}.yaml").write_text(f"name: {yaml_for}\n")
+    (root / "pyproject.toml").write_text(
+        f'[project]\nname = "rlfw-{name}"\nversion = "0.0.1"\n[project.entry-points."rlfw.plugins"]\n{name} = "{name}"\n'
+        f'[tool.setuptools.packages.find]\ninclude = ["{name}*"]\n[tool.setuptools.package-data]\n"{name}.conf" = ["**/*.yaml"]\n'
+    )
+    return root
+
+
+BROKEN = {
+    "crashes": ('raise RuntimeError("no GPU driver here")\n', None),
+    "clashes": (
+        "from rlfw import register\nfrom rlfw.loss.dqn import DQNLoss\n\n"
+        "@register('loss', 'fresh_name')\nclass A(DQNLoss):\n    pass\n\n"
+        "@register('loss', 'dqn')\nclass B(DQNLoss):\n    pass\n",
+        "fresh_name",
+    ),
+    "noyaml": ("from rlfw import register\nfrom rlfw.loss.dqn import DQNLoss\n\n@register('loss', 'noyaml')\nclass C(DQNLoss):\n    pass\n", None),
+}
+
+
+def test_broken_plugins_are_named_and_rlfw_still_starts(tmp_path, rlfw_wheel):
+    python = venv_with_rlfw(tmp_path / "venv", rlfw_wheel)
+    for name, (code, yaml_for) in BROKEN.items():
+        pip_install(python, write_plugin(tmp_path / f"src_{name}", name, code, yaml_for))
+    result = rlfw(python, tmp_path, "algo=dqn", *SHORT, "hydra.run.dir=run")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout + result.stderr
+    assert "plugin 'crashes' (rlfw-crashes 0.0.1): skipped: RuntimeError: no GPU driver here" in out
+    assert "plugin 'clashes' (rlfw-clashes 0.0.1): skipped: ValueError: loss 'dqn' is already registered" in out
+    assert "plugin 'noyaml' (rlfw-noyaml 0.0.1): registers loss 'noyaml' but ships no conf/loss/noyaml.yaml" in out
+    refused = rlfw(python, tmp_path, "loss.name=fresh_name")  # a skipped plugin takes back all it registered
+    assert "loss.name='fresh_name': not a registered loss" in refused.stderr
+    strict = rlfw(python, tmp_path, "algo=dqn", *SHORT, "hydra.run.dir=strict", RLFW_STRICT_PLUGINS="1")
+    assert strict.returncode == 2 and len(strict.stderr.strip().splitlines()) == 1
+    assert strict.stderr.startswith("rlfw: config error: plugin 'clashes'") and "(RLFW_STRICT_PLUGINS=1)" in strict.stderr
+    assert not (tmp_path / "strict").exists()
