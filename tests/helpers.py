@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import sys
 import sysconfig
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import gymnasium as gym
@@ -56,12 +59,34 @@ def venv_with_our_dependencies(path: Path) -> Path:
     return python
 
 
+@contextmanager
+def one_build_at_a_time():
+    """setuptools builds in the source folder (build/, *.egg-info): xdist workers take turns."""
+    with open(Path(tempfile.gettempdir()) / "rlfw-tests-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def build_wheel(source: Path, out: Path) -> Path:
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", out, source], check=True, capture_output=True
-    )
+    with one_build_at_a_time():
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", out, source], check=True, capture_output=True
+        )
     (wheel,) = out.glob("*.whl")
     return wheel
+
+
+def pip_install(python: Path, *args) -> None:
+    """Installs with what ``python`` already sees: no dependencies, no build isolation, no index."""
+    with one_build_at_a_time():
+        subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", *args], check=True, capture_output=True)
+
+
+def venv_with_rlfw(path: Path, rlfw_wheel: Path) -> Path:
+    """``venv_with_our_dependencies`` with rlfw installed from a built wheel, as a user's would be."""
+    python = venv_with_our_dependencies(path)
+    pip_install(python, rlfw_wheel)
+    return python
 
 
 def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 600) -> subprocess.CompletedProcess:

@@ -8,14 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, build_wheel, venv_with_our_dependencies
+from tests.helpers import ROOT, build_wheel, pip_install, venv_with_rlfw
 
 FIXTURE = Path(__file__).parent / "fixtures" / "scaled_dqn_plugin"
 SHORT = ["total_env_steps=600", "replay.learning_starts=200", "eval.every=600", "eval.episodes=2"]
-
-
-def pip_install(python: Path, *args) -> None:
-    subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", *args], check=True, capture_output=True)
 
 
 def rlfw(python: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
@@ -27,12 +23,6 @@ def rlfw(python: Path, cwd: Path, *args: str, **env: str) -> subprocess.Complete
 @pytest.fixture(scope="module")
 def rlfw_wheel(tmp_path_factory) -> Path:
     return build_wheel(ROOT, tmp_path_factory.mktemp("dist"))
-
-
-def venv_with_rlfw(path: Path, rlfw_wheel: Path) -> Path:
-    python = venv_with_our_dependencies(path)
-    pip_install(python, rlfw_wheel)
-    return python
 
 
 @pytest.mark.parametrize("editable", [False, True], ids=["installed", "editable"])
@@ -48,6 +38,8 @@ def test_an_installed_plugin_adds_a_loss_and_an_algo_with_no_flag(tmp_path, rlfw
     help_text = rlfw(python, tmp_path, "--help").stdout
     assert "algo: a2c, double_dqn, dqn, ppo, scaled_dqn" in help_text
     assert "loss: a2c, double_dqn, dqn, ppo, scaled_dqn" in help_text
+    contract = subprocess.run([python, "-c", "from rlfw.testing import check_loss; check_loss('scaled_dqn', scale=0.25)"], capture_output=True, text=True)
+    assert contract.returncode == 0, contract.stderr
     listing = subprocess.run([python, "-m", "rlfw.plugins"], capture_output=True, text=True, check=True).stdout
     assert "  scaled_dqn  [rlfw-scaled-dqn 0.0.1]\n      keys: scale: float = 0.5, td_loss: str = 'huber'" in listing
     assert "needs outputs q; needs batch" in listing and "installed plugins (entry point group rlfw.plugins): scaled_dqn" in listing

@@ -1,0 +1,135 @@
+"""Contract checks for plugin authors: one call per component, from your own pytest suite.
+
+    from rlfw.testing import check_loss
+
+    def test_my_loss_keeps_rlfws_contract():
+        check_loss("my_loss", scale=0.5)
+
+Each check builds the option through the registry (so its config keys are checked too) on a small
+synthetic env with discrete actions, and fails with an ``AssertionError`` that says what broke.
+rlfw runs the same checks over every built-in option (tests/test_contracts.py).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gymnasium as gym
+import torch
+from torch import nn
+
+from rlfw.batch import Batch
+from rlfw.env.spec import EnvSpec
+from rlfw.network import build_network
+from rlfw.registry import build, lookup, options
+
+SPEC = EnvSpec("Contract-v0", (4,), gym.spaces.Discrete(3), None)
+N = 8  # batch size, and sub-envs acting at once
+
+
+def network(needs: frozenset[str] | set[str], head: dict | None = None) -> nn.Module:
+    """A small network: ``head`` if given, else the first registered head whose outputs cover ``needs``."""
+    if head is None:
+        name = next((n for n, cls in sorted(options("head").items()) if set(needs) <= cls.outputs), None)
+        assert name is not None, f"no registered head gives the outputs {sorted(needs)}"
+        head = {"name": name}
+    return build_network({"encoder": {"name": "mlp", "hidden": [16]}, "head": head}, SPEC)
+
+
+def field(name: str, n: int = N) -> torch.Tensor:
+    """A plausible value of a batch or step field, for ``n`` samples."""
+    makers = {
+        "obs": lambda: torch.randn(n, *SPEC.obs_shape), "next_obs": lambda: torch.randn(n, *SPEC.obs_shape),
+        "action": lambda: torch.randint(SPEC.num_actions, (n,)), "reward": lambda: torch.randn(n),
+        "terminated": lambda: torch.rand(n) < 0.2, "truncated": lambda: torch.rand(n) < 0.1,
+        "discount": lambda: torch.full((n,), 0.99), "logp": lambda: -torch.rand(n), "value": lambda: torch.randn(n),
+        "advantage": lambda: torch.randn(n), "returns": lambda: torch.randn(n), "weight": lambda: torch.rand(n),
+        "index": lambda: torch.arange(n),
+    }
+    assert name in makers, f"rlfw.testing cannot make a {name!r} field; pass your own batch"
+    return makers[name]()
+
+
+def check_head(name: str, **values) -> dict[str, torch.Tensor]:
+    """Its outputs are exactly the ones it declares: ``q`` and ``logits`` [B, actions], ``value`` [B]."""
+    cls = lookup("head", name)
+    out = network(cls.outputs, {"name": name, **values})(field("obs"))
+    assert set(out) == set(cls.outputs), f"head={name} declares outputs {sorted(cls.outputs)} but returns {sorted(out)}"
+    shapes = {"q": (N, SPEC.num_actions), "logits": (N, SPEC.num_actions), "value": (N,)}
+    for key, tensor in out.items():
+        expected = shapes.get(key, (N, *tensor.shape[1:]))
+        assert tuple(tensor.shape) == expected, f"head={name}: output {key} has shape {tuple(tensor.shape)}, expected {expected}"
+    return out
+
+
+def check_explore(name: str, **values) -> None:
+    """Valid actions for every sub-env, early and late in a run, and exactly the extras it declares."""
+    explore = build("explore", {"name": name, **values}, "explore")
+    with torch.inference_mode():
+        out = network(explore.needs)(field("obs"))
+        for env_step in (0, 10**7):
+            action, extras = explore.act(out, env_step)
+            assert action.shape == (N,) and not action.is_floating_point(), f"explore={name}: actions must be [B] integers"
+            assert bool(((action >= 0) & (action < SPEC.num_actions)).all()), f"explore={name}: an action is out of range"
+            assert set(extras) == set(explore.extras), f"explore={name} declares extras {sorted(explore.extras)}, returns {sorted(extras)}"
+            assert all(v.shape[0] == N for v in extras.values()), f"explore={name}: each extra needs one value per sub-env"
+
+
+def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, torch.Tensor]:
+    """Scalar, finite ``loss_*`` terms whose gradient reaches the network (never the target), metrics
+    without gradient, and no batch field read beyond ``needs_batch``."""
+    loss = build("loss", {"name": name, **values}, "loss")
+    net = network(loss.needs)
+    target = copy.deepcopy(net).requires_grad_(False) if loss.needs_target else None
+    batch = batch or Batch({f: field(f) for f in loss.needs_batch})
+    try:
+        out = loss(batch, net, target)
+    except AttributeError as err:
+        raise AssertionError(f"loss={name} reads a batch field it does not declare in needs_batch: {err}") from err
+    terms = {k: v for k, v in out.items() if k.startswith("loss_")}
+    assert terms, f"loss={name} returns no loss_* term"
+    for key, value in out.items():
+        if key in terms:
+            assert value.ndim == 0 and torch.isfinite(value), f"loss={name}: {key} must be a finite scalar"
+            assert value.requires_grad, f"loss={name}: {key} has no gradient path"
+        else:
+            assert not value.requires_grad, f"loss={name}: the metric {key} carries a gradient; detach it"
+    sum(terms.values()).backward()
+    assert any(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in net.parameters()), (
+        f"loss={name}: no gradient reaches the network"
+    )
+    assert target is None or all(p.grad is None for p in target.parameters()), f"loss={name}: gradient reached the target"
+    return out
+
+
+def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
+    """Ready within ``max_steps`` vector steps of 2 envs; its batches hold exactly the fields it declares."""
+    run = {"spec": SPEC, "num_envs": 2, "gamma": 0.99, "total_env_steps": 1_000_000}
+    replay = build("replay", {"name": name, **values}, "replay", **run)
+    extras = getattr(replay, "needs_extras", frozenset())
+    fields = ["obs", "action", "reward", "next_obs", "terminated", "truncated", *sorted(extras)]
+    for _ in range(max_steps):
+        replay.add({f: field(f, 2) for f in fields})
+        if replay.ready():
+            break
+    assert replay.ready(), f"replay={name} is not ready after {max_steps} vector steps"
+    batch = next(iter(replay.batches(network({"value"} if "value" in extras else {"q"}))))
+    assert set(batch) == set(replay.provides), f"replay={name} declares {sorted(replay.provides)}, yields {sorted(batch)}"
+    assert len({len(v) for v in batch.values()}) == 1, f"replay={name}: fields of one batch differ in length"
+    replay.feedback(batch, {"td_error": torch.zeros(len(batch.action))})
+    return batch
+
+
+def check_target(name: str, **values) -> None:
+    """After its updates the target network stays out of the autograd graph."""
+    rule = build("target", {"name": name, **values}, "target")
+    net = network({"q"})
+    target = copy.deepcopy(net).requires_grad_(False) if rule.uses_target else None
+    for update in range(1, 4):
+        with torch.no_grad():
+            for p in net.parameters():
+                p.add_(0.1)
+        rule.step(net, target, update)
+    if target is not None:
+        assert not any(p.requires_grad for p in target.parameters()), f"target={name}: the target's parameters require grad"
+        assert target(field("obs"))["q"].grad_fn is None, f"target={name}: the target's outputs are in the autograd graph"
