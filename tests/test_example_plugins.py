@@ -11,7 +11,7 @@ PLUGINS = sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml
 
 
 def test_there_are_example_plugins():
-    assert [p.name for p in PLUGINS] == ["rlfw-qr-dqn"]
+    assert [p.name for p in PLUGINS] == ["rlfw-munchausen", "rlfw-qr-dqn"]
 
 
 @pytest.mark.slow

@@ -87,3 +87,9 @@ def test_broken_plugins_are_named_and_rlfw_still_starts(tmp_path, rlfw_wheel):
     assert strict.returncode == 2 and len(strict.stderr.strip().splitlines()) == 1
     assert strict.stderr.startswith("rlfw: config error: plugin 'clashes'") and "(RLFW_STRICT_PLUGINS=1)" in strict.stderr
     assert not (tmp_path / "strict").exists()
+
+
+def test_the_readme_quotes_the_tested_plugin_verbatim():
+    readme = (ROOT / "README.md").read_text()
+    for path in ("scaled_dqn/__init__.py", "scaled_dqn/conf/loss/scaled_dqn.yaml", "scaled_dqn/conf/algo/scaled_dqn.yaml"):
+        assert (FIXTURE / path).read_text().rstrip() in readme, path

@@ -78,7 +78,7 @@ def test_combines_with_prioritized_replay_n_step_and_double(tmp_path):
     assert summary["algo"] == "qr_dqn" and summary["updates"] > 0
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0])  # more seeds: python -m rlfw -m algo=... seed=0,1,2 (README)
 def test_learns_cartpole_with_its_tuned_defaults(tmp_path, seed):
     summary = run(tmp_path, "algo=qr_dqn", "env=cartpole", f"seed={seed}")
     assert summary["eval_return_mean"] >= 475, summary["evals"]
