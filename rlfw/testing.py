@@ -1,4 +1,5 @@
-"""Contract checks for plugin authors: one call per component, from your own pytest suite.
+"""Contract checks for plugin authors: one call per component, from your own pytest suite, and
+``run`` for a real training run through the command line.
 
     from rlfw.testing import check_loss
 
@@ -13,6 +14,10 @@ rlfw runs the same checks over every built-in option (tests/test_contracts.py).
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import gymnasium as gym
 import torch
@@ -133,3 +138,12 @@ def check_target(name: str, **values) -> None:
     if target is not None:
         assert not any(p.requires_grad for p in target.parameters()), f"target={name}: the target's parameters require grad"
         assert target(field("obs"))["q"].grad_fn is None, f"target={name}: the target's outputs are in the autograd graph"
+
+
+def run(run_dir: Path, *overrides: str, timeout: int = 900) -> dict:
+    """``python -m rlfw <overrides>`` into ``run_dir``, as a user runs it; returns its summary.json."""
+    result = subprocess.run(
+        [sys.executable, "-m", "rlfw", *overrides, f"hydra.run.dir={run_dir}"], capture_output=True, text=True, timeout=timeout
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads((Path(run_dir) / "summary.json").read_text())

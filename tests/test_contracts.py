@@ -10,33 +10,14 @@ from rlfw.registry import _REGISTRY, options, register
 from rlfw.target.hard import HardUpdate
 
 
-def builtin(kind: str) -> list[str]:
-    return [name for name in sorted(options(kind)) if (kind, name) not in ORIGIN]
+CHECKS = {"head": testing.check_head, "explore": testing.check_explore, "loss": testing.check_loss,
+          "replay": testing.check_replay, "target": testing.check_target}
+BUILTIN = [(kind, name) for kind in CHECKS for name in sorted(options(kind)) if (kind, name) not in ORIGIN]
 
 
-@pytest.mark.parametrize("name", builtin("head"))
-def test_head(name):
-    testing.check_head(name)
-
-
-@pytest.mark.parametrize("name", builtin("explore"))
-def test_explore(name):
-    testing.check_explore(name)
-
-
-@pytest.mark.parametrize("name", builtin("loss"))
-def test_loss(name):
-    testing.check_loss(name)
-
-
-@pytest.mark.parametrize("name", builtin("replay"))
-def test_replay(name):
-    testing.check_replay(name)
-
-
-@pytest.mark.parametrize("name", builtin("target"))
-def test_target(name):
-    testing.check_target(name)
+@pytest.mark.parametrize("kind, name", BUILTIN, ids=[f"{kind}={name}" for kind, name in BUILTIN])
+def test_every_builtin_option_keeps_its_contract(kind, name):
+    CHECKS[kind](name)
 
 
 @pytest.fixture

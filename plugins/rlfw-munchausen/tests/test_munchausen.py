@@ -1,17 +1,14 @@
 """Munchausen-DQN keeps rlfw's contracts, matches its equation written as loops, reduces to DQN's
 target as alpha -> 0 and tau -> 0, and learns CartPole."""
 
-import json
 import math
-import subprocess
-import sys
 
 import pytest
 import torch
 
 from rlfw.batch import Batch
 from rlfw.registry import build
-from rlfw.testing import check_loss, network
+from rlfw.testing import check_loss, network, run
 
 
 def test_contracts():
@@ -58,12 +55,6 @@ def test_without_the_bonus_and_at_low_temperature_it_is_dqn():
     munchausen = build("loss", {"name": "munchausen_dqn", "alpha": 0.0, "tau": 1e-4}, "loss")(b, net, target)
     dqn = build("loss", {"name": "dqn"}, "loss")(b, net, target)
     torch.testing.assert_close(munchausen["td_error"], dqn["td_error"], rtol=1e-3, atol=1e-3)
-
-
-def run(tmp_path, *overrides):
-    result = subprocess.run([sys.executable, "-m", "rlfw", *overrides, f"hydra.run.dir={tmp_path}"], capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stderr
-    return json.loads((tmp_path / "summary.json").read_text())
 
 
 @pytest.mark.parametrize("seed", [0])  # more seeds: python -m rlfw -m algo=... seed=0,1,2 (README)

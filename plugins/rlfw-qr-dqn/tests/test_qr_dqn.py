@@ -1,15 +1,12 @@
 """QR-DQN keeps rlfw's contracts, matches its equation written as a plain loop, and learns CartPole."""
 
-import json
-import subprocess
-import sys
 
 import pytest
 import torch
 
 from rlfw.batch import Batch
 from rlfw.registry import build
-from rlfw.testing import check_head, check_loss, network
+from rlfw.testing import check_head, check_loss, network, run
 
 
 def test_contracts():
@@ -65,12 +62,6 @@ def test_only_the_taken_actions_quantiles_get_gradient():
     loss(batch, net, target)["loss_quantile"].backward()
     grad = net.quantiles.weight.grad.view(3, 3, -1)  # [action, quantile, features]
     assert grad[2].abs().sum() > 0 and grad[:2].abs().sum() == 0
-
-
-def run(tmp_path, *overrides):
-    result = subprocess.run([sys.executable, "-m", "rlfw", *overrides, f"hydra.run.dir={tmp_path}"], capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stderr
-    return json.loads((tmp_path / "summary.json").read_text())
 
 
 def test_combines_with_prioritized_replay_n_step_and_double(tmp_path):
