@@ -101,3 +101,10 @@ def test_a_third_party_env_by_module_and_id_runs_into_a_folder_named_by_its_id(t
     run_dir = (result.stdout + result.stderr).split("outputs in ")[1].split()[0]
     assert "/outputs/ppo_RlfwTest-Corridor-v0/" in run_dir
     shutil.rmtree(Path(run_dir).parent)  # outputs/ppo_RlfwTest-Corridor-v0: this test's alone
+
+
+def test_a_valid_multirun_is_checked_up_front_and_runs_every_job(tmp_path):
+    result = run_cli("-m", "algo=ppo,a2c", "seed=0,1", "total_env_steps=512", "eval.every=512", f"hydra.sweep.dir={tmp_path}", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    summaries = sorted(tmp_path.glob("*/summary.json"))
+    assert [p.parent.name for p in summaries] == ["0_ppo_cartpole", "1_a2c_cartpole", "2_ppo_cartpole", "3_a2c_cartpole"]
