@@ -107,4 +107,4 @@ def test_a_valid_multirun_is_checked_up_front_and_runs_every_job(tmp_path):
     result = run_cli("-m", "algo=ppo,a2c", "seed=0,1", "total_env_steps=512", "eval.every=512", f"hydra.sweep.dir={tmp_path}", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     summaries = sorted(tmp_path.glob("*/summary.json"))
-    assert [p.parent.name for p in summaries] == ["0_ppo_cartpole", "1_a2c_cartpole", "2_ppo_cartpole", "3_a2c_cartpole"]
+    assert [p.parent.name for p in summaries] == ["0_ppo_cartpole", "1_ppo_cartpole", "2_a2c_cartpole", "3_a2c_cartpole"]
