@@ -41,10 +41,13 @@ def one_line(err: Exception) -> str:
         node = schema.NODES.get(parent)
         valid = [k for k in node.__dataclass_fields__ if k != name] if node else []
         return f"{missing.group(1)}: no such key in the config{suggest(name, valid)}; to add a key, prefix it with +"
-    if text.startswith("Config group override must be a string or a list"):  # Hydra's answer to group=null
-        nulls = [a for a in sys.argv[1:] if re.fullmatch(r"[\w/]+=null", a)]
-        return f"{', '.join(nulls) or 'a group=null override'}: a config group needs an option; remove the override or name one"
+    if text.startswith("Config group override must be a string or a list"):  # group=null, network=5, ...
+        # Hydra does not say which override: name those that set a whole node to something not an option name.
+        suspects = [a for a in sys.argv[1:] if re.fullmatch(r"[\w/]+=(null|(?![A-Za-z_][\w-]*$).*)", a)]
+        return f"{', '.join(suspects) or 'an override'}: a config group needs an option; remove the override or name one"
     if isinstance(err, OmegaConfBaseException) and getattr(err, "full_key", None):
         return f"{err.full_key}: {text.splitlines()[0]}"
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if err.__cause__ is not None and str(err.__cause__).strip():  # Hydra wraps OmegaConf's reason
+        lines.append(str(err.__cause__).strip().splitlines()[0])
     return f"{type(err).__name__}: {' '.join(lines)}" if lines else type(err).__name__

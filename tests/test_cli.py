@@ -37,6 +37,8 @@ BAD = [
     (["seed=[1"], "cannot parse the override 'seed=[1'"),
     (["seed=${nope}"], "seed: Interpolation key 'nope' not found"),
     (["replay=null"], "replay=null: a config group needs an option"),
+    (["network=5"], "network=5: a config group needs an option"),
+    (["eval=[1]"], "Error merging override eval=[1] Cannot merge DictConfig with ListConfig"),
     (["algo=ppo", "tuned=dqn_cartpole"], "tuned=dqn_cartpole: tuned values are picked by algo and env"),
     (["network.encoder.hidden=[100000,100000]"], "a network of 20,001,500,003 parameters needs"),
     (["-m", "seed=0,-1"], "seed=-1: an integer from 0 to"),
