@@ -27,10 +27,9 @@ class Collector:
             action, extras = self.explore.act(out, self.env_steps)
         action = action.cpu()
         next_obs, reward, terminated, truncated, info = self.envs.step(action.numpy())
-        final = next_obs
-        if "_final_obs" in info:  # an episode ended: its true last observation is in info
+        final, done = next_obs, terminated | truncated
+        if done.any():  # an episode ended: its true last observation is in info
             final = next_obs.copy()
-            done = info["_final_obs"]
             final[done] = np.stack(info["final_obs"][done])
         self.replay.add(
             {

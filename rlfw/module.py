@@ -111,7 +111,7 @@ class RLModule(pl.LightningModule):
     def experience(self) -> Iterator[Batch]:
         cfg = self.cfg
         envs = self.env.make(cfg["num_envs"])
-        eval_envs = self.env.make(cfg["eval"]["episodes"])
+        eval_envs = self.env.make(cfg["eval"]["episodes"], evaluation=True)
         self.collector = c = Collector(envs, self.net, self.explore, self.replay, cfg["seed"], self.device)
         self.started = time.monotonic()
         next_eval = cfg["eval"]["every"]

@@ -1,4 +1,5 @@
-"""How run folders are named: ``outputs/<algo>_<env>/<time>``, where ``env=gym`` uses the env id."""
+"""How run folders are named: ``outputs/<algo>_<env>/<time>``, where ``env=gym`` uses the env id and
+``env=atari`` the game."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ import re
 from omegaconf import OmegaConf
 
 
-def env_folder(choice: str, env_id: str) -> str:
-    """The env option's name, or for ``env=gym`` its id made safe for a path (``ale_py:ALE/Pong-v5``
-    gives ``ALE-Pong-v5``)."""
+def env_folder(choice: str, env: dict) -> str:
+    """The env option's name; for ``env=atari`` its game; for ``env=gym`` its id made safe for a path
+    (``ale_py:ALE/Pong-v5`` gives ``ALE-Pong-v5``)."""
+    if choice == "atari":
+        return str(env["game"])
     if choice != "gym":
         return choice
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", env_id.rpartition(":")[2]).strip("-")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(env["id"]).rpartition(":")[2]).strip("-")
 
 
 def register_resolvers() -> None:

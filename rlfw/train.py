@@ -95,7 +95,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     module = RLModule(cfg, parts)
     trainer = make_trainer(cfg, run_dir)
     log.info(
-        "training %s on %s for %s env steps; outputs in %s", names["algo"], cfg["env"]["id"], f"{cfg['total_env_steps']:,}", run_dir
+        "training %s on %s for %s env steps; outputs in %s", names["algo"], parts.env.spec.id, f"{cfg['total_env_steps']:,}", run_dir
     )
     started = time.monotonic()
     trainer.fit(module)
@@ -103,7 +103,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     final = module.evals[-1]
     summary = {
         "algo": names["algo"],
-        "env": cfg["env"]["id"],
+        "env": parts.env.spec.id,
         "seed": cfg["seed"],
         "overrides": job.overrides,
         "eval_return_mean": final["return_mean"],

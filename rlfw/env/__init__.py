@@ -1,4 +1,4 @@
-from rlfw.env import gym  # noqa: F401  (registers the option)
+from rlfw.env import atari, gym  # noqa: F401  (registers the options)
 from rlfw.env.spec import EnvSpec
 
 __all__ = ["EnvSpec"]

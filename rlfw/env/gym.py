@@ -58,8 +58,9 @@ class GymEnv:
         self.spec = EnvSpec(id, tuple(obs_space.shape), probe.action_space, solved, np.dtype(obs_space.dtype))
         probe.close()
 
-    def make(self, num_envs: int) -> gym.vector.VectorEnv:
-        """A new vector env, not yet reset: the caller resets it with its seed."""
+    def make(self, num_envs: int, evaluation: bool = False) -> gym.vector.VectorEnv:
+        """A new vector env, not yet reset: the caller resets it with its seed. Evaluation envs are the
+        same as training envs here (``evaluation`` matters to envs that train on altered rewards)."""
         require(num_envs >= 1, "num_envs", num_envs, "must be >= 1")
         return gym.make_vec(
             self.id,

@@ -15,6 +15,11 @@ class EnvSpec:
     action_space: gym.Space  # the single-env action space
     solved_return: float | None  # a mean eval return that counts as solved (gymnasium's reward_threshold by default)
     obs_dtype: np.dtype = np.dtype(np.float32)
+    # Observations that stack the last ``frame_stack`` frames on axis 0, newest last (0: not stacked).
+    # An episode's first stack pads the frames before its first with ``stack_padding``: "zeros", or
+    # "first" (copies of the first frame).
+    frame_stack: int = 0
+    stack_padding: str = "zeros"
 
     @property
     def obs_bytes(self) -> int:

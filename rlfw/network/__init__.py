@@ -7,7 +7,7 @@ from typing import Any
 from torch import nn
 
 from rlfw.env.spec import EnvSpec
-from rlfw.network.encoder import mlp  # noqa: F401  (registers)
+from rlfw.network.encoder import cnn, mlp  # noqa: F401  (registers)
 from rlfw.network.head import actor_critic, dueling_q, q  # noqa: F401  (registers)
 from rlfw.registry import build
 

@@ -67,6 +67,10 @@ class PrioritizedReplay(UniformReplay):
         total = self.tree.total
         prefix = (torch.arange(self.batch_size) + torch.rand(self.batch_size)) * (total / self.batch_size)
         index = self.tree.find(prefix.clamp(max=total * (1 - 1e-12)))
+        invalid = ~self.store.valid(index // self.num_envs, index % self.num_envs)
+        if invalid.any():  # steps whose frames were overwritten (see FrameStore): never sampled again
+            self.tree.set(index[invalid], torch.zeros(int(invalid.sum()), dtype=torch.float64))
+            return self.sample()
         probability = self.tree.get(index) / total
         weight = (len(self) * probability) ** -self.beta()
         batch = self.store.n_step(index // self.num_envs, index % self.num_envs, self.n_step, self.gamma)

@@ -29,6 +29,14 @@ class StepStore:
         self.size = min(self.size + 1, self.rows)
         return row
 
+    def observations(self, t: torch.Tensor, e: torch.Tensor, last: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``obs`` of steps ``(t, e)`` and ``next_obs`` of steps ``(last, e)``."""
+        return self.data["obs"][t, e], self.data["next_obs"][last, e]
+
+    def valid(self, t: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+        """Which steps can be sampled: all of them here (``FrameStore`` may have overwritten frames)."""
+        return torch.ones(len(t), dtype=torch.bool)
+
     def oldest_row(self) -> int:
         return (self.pos - self.size) % self.rows
 
@@ -42,8 +50,9 @@ class StepStore:
         d = self.data
         if n == 1:  # the common case, without the look-ahead's extra indexing
             reward = d["reward"][t, e]
+            obs, next_obs = self.observations(t, e, t)
             return Batch(
-                obs=d["obs"][t, e], action=d["action"][t, e], reward=reward, next_obs=d["next_obs"][t, e],
+                obs=obs, action=d["action"][t, e], reward=reward, next_obs=next_obs,
                 terminated=d["terminated"][t, e], discount=torch.full_like(reward, gamma),
             )
         k = torch.arange(n)
@@ -54,11 +63,12 @@ class StepStore:
         m = alive.sum(1)  # steps used, 1..n
         reward = (alive * gamma**k * d["reward"][rows, cols]).sum(1)
         last = rows.gather(1, (m - 1)[:, None]).squeeze(1)
+        obs, next_obs = self.observations(t, e, last)
         return Batch(
-            obs=d["obs"][t, e],
+            obs=obs,
             action=d["action"][t, e],
             reward=reward,
-            next_obs=d["next_obs"][last, e],
+            next_obs=next_obs,
             terminated=d["terminated"][last, e],
             discount=gamma ** m.to(reward.dtype),
         )

@@ -11,6 +11,7 @@ from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.memory import require_memory
 from rlfw.registry import register
+from rlfw.replay.frames import FrameStore, bytes_per_transition
 from rlfw.replay.steps import StepStore
 
 
@@ -57,12 +58,16 @@ class UniformReplay:
             first_update <= total_env_steps, "replay.learning_starts", learning_starts,
             f"the first update would come after total_env_steps={total_env_steps} (it needs {first_update} env steps)",
         )
-        # obs and next_obs, int64 action, float32 reward, two bool flags
-        require_memory(rows * num_envs * (2 * spec.obs_bytes + 14), "replay.capacity", capacity, "the buffer")
+        if spec.frame_stack:  # stacked frames: each frame kept once, stacks rebuilt at sample time
+            per_transition = bytes_per_transition(spec, rows)
+            self.store = FrameStore(rows, num_envs, spec)
+        else:  # obs and next_obs, int64 action, float32 reward, two bool flags
+            per_transition = 2 * spec.obs_bytes + 14
+            self.store = StepStore(rows, num_envs)
+        require_memory(int(rows * num_envs * per_transition), "replay.capacity", capacity, f"the buffer ({per_transition:,.0f} bytes a transition)")
         self.num_envs, self.gamma, self.n_step = num_envs, gamma, n_step
         self.batch_size, self.learning_starts = batch_size, learning_starts
         self.collect_steps, self.updates = collect_steps, updates
-        self.store = StepStore(rows, num_envs)
 
     def __len__(self) -> int:
         """Transitions whose n-step window is complete (the ones that can be sampled)."""
@@ -75,9 +80,16 @@ class UniformReplay:
         return len(self) >= max(self.learning_starts, self.batch_size)
 
     def sample(self) -> Batch:
-        t = (self.store.oldest_row() + torch.randint(len(self) // self.num_envs, (self.batch_size,))) % self.store.rows
-        e = torch.randint(self.num_envs, (self.batch_size,))
+        t, e = self._draw(self.batch_size)
+        invalid = ~self.store.valid(t, e)
+        while invalid.any():  # steps whose frames were overwritten (see FrameStore): draw again
+            t[invalid], e[invalid] = self._draw(int(invalid.sum()))
+            invalid = ~self.store.valid(t, e)
         return self.store.n_step(t, e, self.n_step, self.gamma)
+
+    def _draw(self, size: int) -> tuple[torch.Tensor, torch.Tensor]:
+        t = (self.store.oldest_row() + torch.randint(len(self) // self.num_envs, (size,))) % self.store.rows
+        return t, torch.randint(self.num_envs, (size,))
 
     def batches(self, net) -> Iterator[Batch]:
         for _ in range(self.updates):

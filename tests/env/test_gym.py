@@ -33,8 +33,14 @@ def test_a_module_that_does_not_import_is_named():
 
 
 @pytest.mark.parametrize(
-    "choice, id, folder",
-    [("cartpole", "CartPole-v1", "cartpole"), ("gym", "MountainCar-v0", "MountainCar-v0"), ("gym", "ale_py:ALE/Pong-v5", "ALE-Pong-v5")],
+    "choice, env, folder",
+    [
+        ("cartpole", {"id": "CartPole-v1"}, "cartpole"),
+        ("gym", {"id": "MountainCar-v0"}, "MountainCar-v0"),
+        ("gym", {"id": "ale_py:ALE/Pong-v5"}, "ALE-Pong-v5"),
+        ("pong", {"game": "pong"}, "pong"),
+        ("atari", {"game": "ms_pacman"}, "ms_pacman"),
+    ],
 )
-def test_run_folders_are_named_by_the_env_id_for_env_gym(choice, id, folder):
-    assert env_folder(choice, id) == folder
+def test_run_folders_are_named_by_the_env_id_for_env_gym_and_the_game_for_env_atari(choice, env, folder):
+    assert env_folder(choice, env) == folder

@@ -20,7 +20,7 @@ def policy(out: dict[str, torch.Tensor]) -> Categorical:
     return Categorical(logits=out["logits"], validate_args=False)
 
 
-def _orthogonal(layer: nn.Linear, gain: float) -> nn.Linear:
+def _orthogonal(layer: nn.Module, gain: float) -> nn.Module:
     nn.init.orthogonal_(layer.weight, gain)
     nn.init.zeros_(layer.bias)
     return layer
@@ -48,7 +48,7 @@ class ActorCritic(nn.Module):
             actor_trunk, critic_trunk = make_encoder(), make_encoder()
         for m in [actor_trunk, critic_trunk]:
             for layer in m.modules():
-                if isinstance(layer, nn.Linear):
+                if isinstance(layer, (nn.Linear, nn.Conv2d)):
                     _orthogonal(layer, math.sqrt(2))
         policy = _orthogonal(nn.Linear(actor_trunk.out_dim, spec.num_actions), 0.01)
         value = _orthogonal(nn.Linear(critic_trunk.out_dim, 1), 1.0)
