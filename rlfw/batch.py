@@ -11,3 +11,10 @@ class Batch(dict[str, torch.Tensor]):
             return self[key]
         except KeyError:
             raise AttributeError(f"batch has no {key!r}; it has {', '.join(self)}") from None
+
+
+def to_device(batch: Batch, device: torch.device) -> Batch:
+    """``batch`` on ``device``; to a GPU through pinned memory, without blocking the host."""
+    if device.type != "cuda":
+        return Batch({k: v.to(device) for k, v in batch.items()})
+    return Batch({k: v.pin_memory().to(device, non_blocking=True) for k, v in batch.items()})

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from rlfw.batch import Batch
+from rlfw.batch import Batch, to_device
 from rlfw.build import Parts, build_parts
 from rlfw.collector import Collector
 from rlfw.evaluate import evaluate
@@ -73,7 +73,7 @@ class RLModule(pl.LightningModule):
         # Pulling the batch here, not letting Lightning prefetch it, keeps on-policy data exact:
         # the next rollout is collected only after the previous update was applied.
         batch, _, _ = next(dataloader_iter)
-        batch = Batch({k: v.to(self.device) for k, v in batch.items()})  # replay storage stays on the CPU
+        batch = to_device(batch, self.device)  # replay storage stays on the CPU
         out = self.loss_fn(batch, self.net, self.target_net)
         loss = sum(v for k, v in out.items() if k.startswith("loss_"))
         self.replay.feedback(batch, out)

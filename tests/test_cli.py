@@ -11,7 +11,7 @@ from tests.helpers import ROOT, run_cli
 
 BAD = [
     (["algo=nope"], "algo=nope: no such option; valid: a2c, double_dqn, dqn, ppo"),
-    (["env=nope"], "env=nope: no such option; valid: acrobot, cartpole, gym"),
+    (["env=nope"], "env=nope: no such option; valid: acrobot, atari, breakout, cartpole, gym, pong"),
     (["loss.name=bogus"], "loss.name='bogus': not a registered loss; valid: a2c, double_dqn, dqn, ppo"),
     (["env=gym", "env.id=NoSuch-v0"], "env.id='NoSuch-v0': not a registered gymnasium id"),
     (["env=gym", "env.id=CartPole-v9"], "(did you mean CartPole-v1?)"),
