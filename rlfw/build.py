@@ -37,7 +37,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     (envs are seeded from ``seed`` too, in ``RLModule.experience``).
     """
     torch.manual_seed(cfg["seed"])
-    env = build("env", cfg["env"], "env", torch_threads=cfg["threads"])
+    env = build("env", cfg["env"], "env")
     _require_network_memory(cfg, env.spec)
     net = build_network(cfg["network"], env.spec)
     explore = build("explore", cfg["explore"], "explore")

@@ -20,7 +20,7 @@ from rlfw.values import check_values
 GROUPS = {"env": "env", "network.encoder": "encoder", "network.head": "head", "explore": "explore",
           "replay": "replay", "target": "target", "loss": "loss", "optim": "optim"}
 # What the run hands each kind's constructor (rlfw.build); a config may not set these.
-RUN_CONTEXT = {"env": {"torch_threads"}, "encoder": {"spec"}, "head": {"spec", "make_encoder"}, "replay": {"spec", "num_envs", "gamma", "total_env_steps"}}
+RUN_CONTEXT = {"encoder": {"spec"}, "head": {"spec", "make_encoder"}, "replay": {"spec", "num_envs", "gamma", "total_env_steps"}}
 
 
 def check_config(

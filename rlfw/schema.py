@@ -33,7 +33,7 @@ class Run:
     log_every: int
     progress_every_s: float
     checkpoint_every: int | None
-    threads: int
+    threads: int | None
     trainer: dict
     logger: dict
     # The option groups; their contents are checked against the chosen option's class.
@@ -55,7 +55,8 @@ class Run:
         every = self.checkpoint_every
         require(every is None or every >= 1, "checkpoint_every", every, "null or env steps >= 1")
         cores = os.cpu_count() or 1
-        require(1 <= self.threads <= cores, "threads", self.threads, f"torch CPU threads, 1 to this machine's {cores} cores")
+        threads = self.threads
+        require(threads is None or 1 <= threads <= cores, "threads", threads, f"torch CPU threads, 1 to this machine's {cores} cores, or null: all")
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import platform
 import subprocess
 import time
@@ -90,7 +91,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         log.warning(warning)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
-    torch.set_num_threads(cfg["threads"])
+    torch.set_num_threads(cfg["threads"] or os.cpu_count() or 1)
     quiet_lightning()
     module = RLModule(cfg, parts)
     trainer = make_trainer(cfg, run_dir)

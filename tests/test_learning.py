@@ -19,6 +19,9 @@ CASES = [
     ("a2c", "cartpole", 500_000, 475.0),
     ("ppo", "acrobot", 200_000, -100.0),
     ("dqn", "acrobot", 100_000, -100.0),
+    # the pixel path: stacked uint8 frames, the frame-once replay and a conv encoder
+    ("dqn", "catch", 20_000, 0.9),
+    ("ppo", "catch", 50_000, 0.9),
 ]
 
 

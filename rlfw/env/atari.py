@@ -41,7 +41,6 @@ class AtariEnv:
     def __init__(
         self,
         game: str,
-        torch_threads: int,
         backend: str = "ale",
         repeat_action_probability: float = 0.0,
         noop_max: int = 30,
@@ -70,13 +69,11 @@ class AtariEnv:
             f"the preprocessing already skips env.frame_skip={frame_skip} frames; a frame skip in the ALE env as well"
             " would repeat each action frame_skip x frameskip frames and max-pool the wrong frames: set env.frame_skip only",
         )
+        # ale-py's threads step the envs inside envs.step, while torch's threads wait for the actions;
+        # torch computes while the env threads wait. They take turns, so each may use every core.
         cores = os.cpu_count() or 1
-        self.threads = threads if threads is not None else max(1, cores - torch_threads)
-        require(
-            backend != "ale" or 1 <= self.threads <= max(1, cores - torch_threads), "env.threads", threads,
-            f"ale-py env threads; with threads={torch_threads} torch threads, at most {max(1, cores - torch_threads)}"
-            f" on this machine's {cores} cores (more oversubscribe them)",
-        )
+        self.threads = threads if threads is not None else cores
+        require(1 <= self.threads <= cores, "env.threads", threads, f"ale-py env threads, 1 to this machine's {cores} cores")
         self.game, self.backend, self.stack = game, backend, stack
         self.options = dict(
             repeat_action_probability=repeat_action_probability, noop_max=noop_max, frame_skip=frame_skip,

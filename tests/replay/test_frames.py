@@ -103,7 +103,7 @@ def test_replays_sample_only_valid_steps(cls):
 def test_real_atari_stacks_are_rebuilt_exactly(backend, game, kwargs):
     # Breakout's lives end training episodes (terminated); Pong cut at 400 frames is truncated. The
     # ale backend pads first stacks with zeros, gymnasium's FrameStackObservation with the first frame.
-    env = AtariEnv(game, torch_threads=1, backend=backend, **kwargs)
+    env = AtariEnv(game, backend=backend, threads=1, **kwargs)
     num_envs, steps = 2, 260
     naive, frames = StepStore(2 * steps, num_envs), FrameStore(2 * steps, num_envs, env.spec)
     collect(env.make(num_envs), [naive, frames], steps, env.spec.num_actions)

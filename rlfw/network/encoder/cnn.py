@@ -32,7 +32,7 @@ class NatureCNN(nn.Module):
         kernels: list[int] = (8, 4, 3),
         strides: list[int] = (4, 2, 1),
         hidden: int = 512,
-        channels_last: bool = False,
+        channels_last: bool = True,
     ):
         super().__init__()
         require(
@@ -60,8 +60,6 @@ class NatureCNN(nn.Module):
         self.fc = nn.Sequential(nn.Flatten(), nn.Linear(c * out_h * out_w, hidden), nn.ReLU())
         self.in_channels, self.out_dim = math.prod(lead), hidden
         self.channels_last = channels_last
-        if channels_last:
-            self.convs.to(memory_format=torch.channels_last)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         x = obs.reshape(obs.shape[0], self.in_channels, *obs.shape[-2:]).float() / 255.0
