@@ -11,7 +11,7 @@ from tests.helpers import ROOT, run_cli
 
 BAD = [
     (["algo=nope"], "algo=nope: no such option; valid: a2c, double_dqn, dqn, ppo"),
-    (["env=nope"], "env=nope: no such option; valid: acrobot, atari, breakout, cartpole, gym, pong"),
+    (["env=nope"], "env=nope: no such option; valid: acrobot, atari, breakout, cartpole, catch, gym, pong"),
     (["loss.name=bogus"], "loss.name='bogus': not a registered loss; valid: a2c, double_dqn, dqn, ppo"),
     (["env=gym", "env.id=NoSuch-v0"], "env.id='NoSuch-v0': not a registered gymnasium id"),
     (["env=gym", "env.id=CartPole-v9"], "(did you mean CartPole-v1?)"),
@@ -42,6 +42,11 @@ BAD = [
     (["algo=ppo", "tuned=dqn_cartpole"], "tuned=dqn_cartpole: tuned values are picked by algo and env"),
     (["network.encoder.hidden=[100000,100000]"], "a network of 20,001,500,003 parameters needs"),
     (["-m", "seed=0,-1"], "seed=-1: an integer from 0 to"),
+    (["env=atari", "env.game=pongg"], "env.game='pongg': not an ALE game (did you mean pong?)"),
+    (["env=pong", "+env.kwargs.frameskip=4"], "a frame skip in the ALE env as well would repeat each action"),
+    (["network/encoder=nature_cnn"], "needs image observations ([channels, height, width]), CartPole-v1 gives shape [4]"),
+    (["env=catch", "network/encoder=nature_cnn"], "10x5 images are too small for kernels [8, 4, 3]"),
+    (["algo=dqn", "env=pong", "replay.capacity=100_000_000"], "replay.capacity=100000000: the buffer (7,527 bytes a transition) needs 701.0 GiB"),
 ]
 
 

@@ -27,8 +27,10 @@ BACKENDS = ("ale", "gymnasium")
 
 
 def _games() -> list[str]:
+    import ale_py
     from ale_py import roms
 
+    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)  # no banner on every env made
     return sorted(roms.get_all_rom_ids())
 
 
