@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hydra import compose
+from hydra import compose, initialize_config_dir
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
@@ -18,6 +18,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from rlfw.build import Parts, build_parts
 from rlfw.check import check_config
+from rlfw.config_path import config_dir
 from rlfw.errors import ConfigError
 from rlfw.report import CONFIG_ERRORS, fail
 
@@ -48,6 +49,13 @@ def resolve(config: DictConfig) -> dict[str, Any]:
         return OmegaConf.to_container(task, resolve=True, throw_on_missing=True)
     except OmegaConfBaseException as err:
         raise ConfigError(f"{err.full_key}: {str(err).splitlines()[0]}") from err
+
+
+def composed(*overrides: str) -> dict[str, Any]:
+    """The checked config that ``python -m rlfw <overrides>`` would run, as plain containers, composed
+    without a Hydra app (for tests and benchmarks)."""
+    with initialize_config_dir(config_dir(), version_base="1.3"):
+        return check_config(OmegaConf.to_container(compose("config", list(overrides)), resolve=True))
 
 
 def user_keys(overrides: list[str]) -> frozenset[str]:

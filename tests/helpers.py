@@ -12,12 +12,9 @@ from pathlib import Path
 
 import gymnasium as gym
 import torch
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 from torch import nn
 
-from rlfw.check import check_config
-from rlfw.config_path import config_dir
+from rlfw.preflight import composed as config  # noqa: F401  (tests import it from here)
 from rlfw.env.spec import EnvSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,11 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def spec(obs_dim: int = 4, actions: int = 2) -> EnvSpec:
     return EnvSpec("Test-v0", (obs_dim,), gym.spaces.Discrete(actions), None)
 
-
-def config(*overrides: str) -> dict:
-    """The checked config for ``python -m rlfw <overrides>``, as plain containers."""
-    with initialize_config_dir(config_dir(), version_base="1.3"):
-        return check_config(OmegaConf.to_container(compose("config", list(overrides)), resolve=True))
 
 
 class TableQ(nn.Module):

@@ -1,0 +1,208 @@
+"""rlfw vs Stable-Baselines3 on Atari Pong: env and collection rates, PPO and DQN training speed, replay memory.
+
+    pip install -e ".[bench]" && python benchmarks/atari.py [--parts envs ppo dqn memory] [--repeats 3]
+
+Every measurement runs in a fresh child process, one at a time, with each side's defaults for
+threads (rlfw: its Atari defaults; SB3: torch's, every core). Prints each repeat, then medians and
+ratios. Run it on a quiet machine: other busy processes skew every figure here.
+
+- envs: agent steps/s with 8 envs and random actions, for each rlfw backend (env only), and rlfw's
+  collector (act, step, store into the PPO rollout) with a free policy and with the real network;
+- ppo: training env steps/s over the same env steps, rlfw's tuned PPO (conf/tuned/ppo_pong.yaml)
+  against SB3 PPO with RL Zoo's Atari values and wrappers (make_atari_env, VecFrameStack 4, 8 envs);
+- dqn: the same for DQN (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
+  from step 1,000 so that the measured steps include updates;
+- memory: resident memory of rlfw's filled 1M-transition Pong replay, and what SB3's ReplayBuffer
+  allocates for the same capacity (it keeps obs and next_obs whole).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ENVS, PPO_STEPS, DQN_STEPS, DQN_STARTS, CAPACITY = 8, 16_384, 6_000, 1_000, 1_000_000
+
+
+def child(part: str, *args: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", part, *args], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def rss_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+# -- children -------------------------------------------------------------------------------------
+def env_rate(backend: str) -> dict:
+    import numpy as np
+
+    from rlfw.env.atari import AtariEnv
+
+    envs = AtariEnv("pong", backend=backend).make(ENVS)
+    envs.reset(seed=0)
+    actions = np.random.default_rng(0).integers(6, size=(2000, ENVS))
+    started = time.perf_counter()
+    for a in actions:
+        envs.step(a)
+    return {"steps_per_s": actions.size / (time.perf_counter() - started)}
+
+
+def collector_rate(policy: str) -> dict:
+    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets OMP_WAIT_POLICY before torch loads)
+    import torch
+    from rlfw.build import build_parts
+    from rlfw.collector import Collector
+    from rlfw.preflight import composed
+
+    cfg = composed("algo=ppo", "env=pong")
+    parts = build_parts(cfg)
+    torch.set_num_threads(cfg["threads"] or os.cpu_count())
+    net = parts.net
+    if policy == "free":  # what the collector itself costs: a policy that computes nothing
+        n = parts.env.spec.num_actions
+        net = lambda obs: {"logits": torch.zeros(len(obs), n), "value": torch.zeros(len(obs))}  # noqa: E731
+    collector = Collector(parts.env.make(ENVS), net, parts.explore, parts.replay, 0, torch.device("cpu"))
+    started = time.perf_counter()
+    for _ in range(2000):
+        collector.step()
+    return {"steps_per_s": collector.env_steps / (time.perf_counter() - started)}
+
+
+def rlfw_training(algo: str) -> dict:
+    steps = PPO_STEPS if algo == "ppo" else DQN_STEPS
+    extra = [] if algo == "ppo" else [f"replay.learning_starts={DQN_STARTS}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "rlfw", f"algo={algo}", "env=pong", f"total_env_steps={steps}", "eval.every=100_000_000",
+             "eval.episodes=1", "env.max_episode_frames=400", "log_every=1", *extra, f"hydra.run.dir={tmp}"],
+            check=True, capture_output=True,
+        )
+        # time/steps_per_s of the last row: training only (the one evaluation comes after it)
+        rows = (Path(tmp) / "metrics.csv").read_text().splitlines()
+        header = rows[0].split(",")
+        column = header.index("time/steps_per_s")
+        rate = [float(r.split(",")[column]) for r in rows[1:] if r.split(",")[column]][-1]
+    return {"steps_per_s": rate}
+
+
+def sb3_training(algo: str) -> dict:
+    import ale_py
+    import gymnasium as gym
+    from stable_baselines3 import DQN, PPO
+    from stable_baselines3.common.env_util import make_atari_env
+    from stable_baselines3.common.vec_env import VecFrameStack
+
+    gym.register_envs(ale_py)
+    if algo == "ppo":  # RL Zoo hyperparams/ppo.yml, atari
+        env = VecFrameStack(make_atari_env("PongNoFrameskip-v4", n_envs=ENVS, seed=0), n_stack=4)
+        model = PPO(
+            "CnnPolicy", env, n_steps=128, n_epochs=4, batch_size=256, learning_rate=lambda p: 2.5e-4 * p,
+            clip_range=lambda p: 0.1 * p, vf_coef=0.5, ent_coef=0.01, seed=0, device="cpu",
+        )
+        steps = PPO_STEPS
+    else:  # RL Zoo hyperparams/dqn.yml, atari (learning_starts lowered as on rlfw's side)
+        env = VecFrameStack(make_atari_env("PongNoFrameskip-v4", n_envs=1, seed=0), n_stack=4)
+        model = DQN(
+            "CnnPolicy", env, buffer_size=100_000, learning_rate=1e-4, batch_size=32, learning_starts=DQN_STARTS,
+            target_update_interval=1000, train_freq=4, gradient_steps=1, exploration_fraction=0.1,
+            exploration_final_eps=0.01, optimize_memory_usage=False, seed=0, device="cpu",
+        )
+        steps = DQN_STEPS
+    started = time.perf_counter()
+    model.learn(total_timesteps=steps)
+    return {"steps_per_s": model.num_timesteps / (time.perf_counter() - started)}
+
+
+def rlfw_memory() -> dict:
+    import rlfw  # noqa: F401  (first, as in collector_rate)
+    import torch
+    from rlfw.build import build_parts
+    from rlfw.preflight import composed
+
+    before = rss_bytes()
+    parts = build_parts(composed("algo=dqn", "env=pong", f"replay.capacity={CAPACITY}"))
+    replay, shape = parts.replay, (1, *parts.env.spec.obs_shape)
+    frame = torch.randint(0, 256, shape, dtype=torch.uint8)
+    step = {
+        "obs": frame, "action": torch.zeros(1, dtype=torch.int64), "reward": torch.zeros(1),
+        "next_obs": frame, "terminated": torch.zeros(1, dtype=torch.bool), "truncated": torch.zeros(1, dtype=torch.bool),
+    }
+    for i in range(CAPACITY + CAPACITY // 10):  # full, and past it: every frame slot written
+        step["terminated"][0] = i % 1000 == 999  # an episode start every 1,000 steps writes one frame more
+        replay.add(step)
+    return {"rss_bytes": rss_bytes() - before, "transitions": len(replay)}
+
+
+def sb3_memory() -> dict:
+    import gymnasium as gym
+    import numpy as np
+    from stable_baselines3.common.buffers import ReplayBuffer
+
+    obs = gym.spaces.Box(0, 255, (4, 84, 84), np.uint8)
+    try:
+        buffer = ReplayBuffer(CAPACITY, obs, gym.spaces.Discrete(6), device="cpu", optimize_memory_usage=False)
+    except MemoryError as err:  # numpy refuses an array larger than the machine: count what it asks for
+        return {"allocated_bytes": 2 * CAPACITY * int(np.prod(obs.shape)), "error": str(err).splitlines()[0]}
+    arrays = [v for v in vars(buffer).values() if isinstance(v, np.ndarray)]
+    return {"allocated_bytes": sum(a.nbytes for a in arrays)}
+
+
+CHILDREN = {
+    "env": env_rate, "collector": collector_rate, "rlfw": rlfw_training, "sb3": sb3_training,
+    "rlfw_memory": rlfw_memory, "sb3_memory": sb3_memory,
+}
+
+
+# -- the parent -----------------------------------------------------------------------------------
+def median_of(part: str, arg: str | None, repeats: int, label: str) -> float:
+    values = []
+    for i in range(repeats):
+        values.append(child(part, *([arg] if arg else []))["steps_per_s"])
+        print(f"  {label:34} repeat {i + 1}: {values[-1]:8.0f} steps/s", flush=True)
+    return statistics.median(values)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--parts", nargs="+", default=["envs", "ppo", "dqn", "memory"], choices=["envs", "ppo", "dqn", "memory"])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(CHILDREN[args.child[0]](*args.child[1:])))
+        return
+    r = args.repeats
+    if "envs" in args.parts:
+        print(f"Env and collection rates, Pong, {ENVS} envs (agent steps/s, median of {r}):")
+        ale, gymnasium = median_of("env", "ale", r, "ale backend, env only"), median_of("env", "gymnasium", r, "gymnasium backend, env only")
+        free, real = median_of("collector", "free", r, "collector, free policy (ale)"), median_of("collector", "real", r, "collector, Nature CNN acting (ale)")
+        print(f"envs: ale {ale:.0f}, gymnasium {gymnasium:.0f} (ale / gymnasium {ale / gymnasium:.2f}); collector with a free policy"
+              f" {free:.0f} ({free / ale:.0%} of ale's env-only rate), with the Nature CNN acting {real:.0f}\n", flush=True)
+    for algo in [a for a in ("ppo", "dqn") if a in args.parts]:
+        steps = PPO_STEPS if algo == "ppo" else DQN_STEPS
+        print(f"{algo.upper()} on Pong, {steps:,} env steps, training env steps/s (median of {r}):")
+        ours, theirs = median_of("rlfw", algo, r, f"rlfw {algo}"), median_of("sb3", algo, r, f"SB3 {algo}")
+        print(f"{algo}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}\n", flush=True)
+    if "memory" in args.parts:
+        ours, theirs = child("rlfw_memory"), child("sb3_memory")
+        per = ours["rss_bytes"] / CAPACITY
+        sb3 = f"SB3's ReplayBuffer asks for {theirs['allocated_bytes'] / 2**30:.1f} GiB (obs and next_obs)"
+        if "error" in theirs:
+            sb3 += f" and cannot be made on this machine ({theirs['error']})"
+        print(f"replay of {CAPACITY:,} Pong transitions: rlfw resident {ours['rss_bytes'] / 2**30:.2f} GiB ({per:,.0f} bytes a"
+              f" transition, {ours['transitions']:,} sampleable); {sb3}; ratio {ours['rss_bytes'] / theirs['allocated_bytes']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
