@@ -13,6 +13,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from rlfw.errors import require
 from rlfw.memory import require_memory
 from rlfw.network import build_network
 from rlfw.registry import build
@@ -38,6 +39,8 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     """
     torch.manual_seed(cfg["seed"])
     env = build("env", cfg["env"], "env")
+    video = cfg["eval"]["video"]
+    require(not video or hasattr(env, "render_env"), "eval.video", video, f"env={cfg['env']['name']} cannot render frames (it has no render_env)")
     _require_network_memory(cfg, env.spec)
     net = build_network(cfg["network"], env.spec)
     explore = build("explore", cfg["explore"], "explore")

@@ -63,6 +63,7 @@ class Run:
 class Eval:
     every: int
     episodes: int
+    video: bool
 
     def __post_init__(self):
         require(self.every >= 1, "eval.every", self.every, "env steps between evaluations, >= 1")

@@ -22,8 +22,9 @@ from omegaconf import OmegaConf
 import rlfw
 from rlfw.checkpoint import Checkpoints
 from rlfw.errors import ConfigError
-from rlfw.module import RLModule
+from rlfw.module import EVAL_SEED_OFFSET, RLModule
 from rlfw.preflight import Job
+from rlfw.video import record
 
 log = logging.getLogger("rlfw")
 
@@ -101,6 +102,9 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     started = time.monotonic()
     trainer.fit(module)
     wall = time.monotonic() - started
+    if cfg["eval"]["video"]:
+        video = record(parts.env, module.net, run_dir / "eval.mp4", cfg["seed"] + EVAL_SEED_OFFSET, module.device)
+        log.info("video of one greedy evaluation episode: %s", video)
     final = module.evals[-1]
     summary = {
         "algo": names["algo"],

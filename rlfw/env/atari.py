@@ -108,16 +108,19 @@ class AtariEnv:
             **self.kwargs,
         )
 
-    def _gym_env(self, evaluation: bool) -> gym.Env:
+    def render_env(self) -> tuple[gym.Env, float]:
+        """One evaluation env that renders RGB frames (gymnasium's preprocessing), and its frame rate."""
+        return self._gym_env(evaluation=True, render_mode="rgb_array"), 60 / self.options["frame_skip"]
+
+    def _gym_env(self, evaluation: bool, render_mode: str | None = None) -> gym.Env:
         import ale_py
 
         gym.register_envs(ale_py)
         o = self.options
         try:
             env = gym.make(
-                self.spec.id if hasattr(self, "spec") else f"ALE/{_camel(self.game)}-v5",
-                frameskip=1, repeat_action_probability=o["repeat_action_probability"],
-                max_num_frames_per_episode=o["max_episode_frames"], **self.kwargs,
+                f"ALE/{_camel(self.game)}-v5", frameskip=1, repeat_action_probability=o["repeat_action_probability"],
+                max_num_frames_per_episode=o["max_episode_frames"], render_mode=render_mode, **self.kwargs,
             )
         except Exception as err:  # a bad kwarg for the ALE env
             raise ConfigError(f"env.kwargs={self.kwargs}: the ALE env refused them: {err}") from err

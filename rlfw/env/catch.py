@@ -43,6 +43,10 @@ class CatchEnv(gym.Env):
         reward = (1.0 if self.ball[1] == self.paddle else -1.0) if done else 0.0
         return self._frame(), reward, done, False, {}
 
+    def render(self) -> np.ndarray:
+        """The frame as RGB, each cell 16x16 pixels."""
+        return np.repeat(np.repeat(self._frame(), 16, 0), 16, 1)[..., None].repeat(3, 2)
+
     def _frame(self) -> np.ndarray:
         frame = np.zeros((self.rows, self.columns), np.uint8)
         frame[self.ball[0], self.ball[1]] = 255
@@ -62,9 +66,15 @@ class Catch:
             frame_stack=stack, stack_padding="first",
         )
 
+    def render_env(self) -> tuple[gym.Env, float]:
+        return self._env(), 4
+
     def make(self, num_envs: int, evaluation: bool = False) -> gym.vector.VectorEnv:
         require(num_envs >= 1, "num_envs", num_envs, "must be >= 1")
         return gym.vector.SyncVectorEnv(
-            [lambda: gym.wrappers.FrameStackObservation(CatchEnv(self.rows, self.columns), self.stack)] * num_envs,
+            [self._env] * num_envs,
             autoreset_mode=gym.vector.AutoresetMode.SAME_STEP,
         )
+
+    def _env(self) -> gym.Env:
+        return gym.wrappers.FrameStackObservation(CatchEnv(self.rows, self.columns), self.stack)

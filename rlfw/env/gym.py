@@ -58,6 +58,11 @@ class GymEnv:
         self.spec = EnvSpec(id, tuple(obs_space.shape), probe.action_space, solved, np.dtype(obs_space.dtype))
         probe.close()
 
+    def render_env(self) -> tuple[gym.Env, float]:
+        """One env that renders RGB frames, and its frame rate."""
+        env = gym.make(self.id, render_mode="rgb_array", **self.kwargs)
+        return env, env.metadata.get("render_fps") or 30
+
     def make(self, num_envs: int, evaluation: bool = False) -> gym.vector.VectorEnv:
         """A new vector env, not yet reset: the caller resets it with its seed. Evaluation envs are the
         same as training envs here (``evaluation`` matters to envs that train on altered rewards)."""

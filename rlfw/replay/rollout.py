@@ -49,21 +49,40 @@ class Rollout:
         )
         self.gamma, self.gae_lambda, self.normalize_advantage = gamma, gae_lambda, normalize_advantage
         self.epochs, self.minibatches = epochs, minibatches
-        self.collect_steps = num_steps
+        self.collect_steps, self.num_envs = num_steps, num_envs
         self.store = StepStore(num_steps, num_envs)
+        self.finals: list[tuple[int, torch.Tensor, torch.Tensor]] = []  # (row, envs, final obs) of episodes ended
+        self.last_next_obs: torch.Tensor | None = None
         self.stop_epochs = False
 
     def add(self, step: dict[str, torch.Tensor]) -> None:
-        self.store.add(step)
+        """Stores the step without its ``next_obs``: GAE bootstraps from V(next_obs), which is the next
+        step's stored value, except after an episode's last step (its true final observation, kept
+        here) and after the rollout's last step (the observation the next rollout starts from)."""
+        step = dict(step)
+        next_obs = step.pop("next_obs")
+        row = self.store.add(step)
+        if row == 0:
+            self.finals = []
+        done = step["terminated"] | step["truncated"]
+        if done.any():
+            self.finals.append((row, done.nonzero().squeeze(1), next_obs[done]))
+        self.last_next_obs = next_obs
 
     def ready(self) -> bool:
         return self.store.size == self.store.rows
 
     def batches(self, net) -> Iterator[Batch]:
         d = self.store.data
+        next_value = torch.empty_like(d["value"])
+        next_value[:-1] = d["value"][1:]  # V(s_t+1), computed when acting on s_t+1
         device = next(net.parameters()).device
-        with torch.no_grad():
-            next_value = net(d["next_obs"].flatten(0, 1).to(device))["value"].cpu().view_as(d["reward"])
+        with torch.no_grad():  # the rest: one forward over the last step's next_obs and the final observations
+            value = net(torch.cat([self.last_next_obs, *(obs for _, _, obs in self.finals)]).to(device))["value"].cpu()
+        next_value[-1], start = value[: self.num_envs], self.num_envs
+        for row, envs, _ in self.finals:
+            next_value[row, envs] = value[start : start + len(envs)]
+            start += len(envs)
         advantage = gae(d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda)
         data = Batch(
             obs=d["obs"], action=d["action"], logp=d["logp"], value=d["value"],

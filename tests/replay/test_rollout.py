@@ -57,3 +57,32 @@ def test_feedback_can_stop_the_remaining_epochs():
 def test_minibatches_must_divide_the_rollout():
     with pytest.raises(ConfigError, match="replay.minibatches=3"):
         Rollout(total_env_steps=10_000, num_envs=2, gamma=0.9, num_steps=4, minibatches=3)
+
+
+def test_bootstraps_from_the_critic_on_every_next_obs():
+    # Rollout keeps no next_obs: V(next_obs) is the next step's value from acting, or one forward over
+    # the final observations and the last step's next_obs. It must equal the critic on every next_obs.
+    from rlfw.build import build_parts
+    from rlfw.collector import Collector
+    from rlfw.replay.gae import gae
+    from rlfw.replay.steps import StepStore
+    from tests.helpers import config
+    from tests.replay.test_frames import Both
+
+    cfg = config("algo=ppo", "replay.num_steps=64", "replay.epochs=1", "replay.minibatches=1", "replay.normalize_advantage=false")
+    parts = build_parts(cfg)
+    naive = StepStore(64, 8)
+    collector = Collector(parts.env.make(8), parts.net, parts.explore, Both(naive, parts.replay), 0, torch.device("cpu"))
+    for _ in range(64):
+        collector.step()
+    d = naive.data
+    assert int((d["terminated"] | d["truncated"]).sum()) > 10  # many episode ends inside the rollout
+    with torch.no_grad():
+        next_value = parts.net(d["next_obs"].flatten(0, 1))["value"].view(64, 8)
+    advantage = gae(d["reward"], d["value"], next_value, d["terminated"], d["truncated"], cfg["gamma"], cfg["replay"]["gae_lambda"])
+    torch.manual_seed(5)
+    order = torch.randperm(64 * 8)
+    torch.manual_seed(5)
+    (batch,) = parts.replay.batches(parts.net)
+    torch.testing.assert_close(batch.advantage, advantage.flatten()[order], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(batch.obs, d["obs"].flatten(0, 1)[order])
