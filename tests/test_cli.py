@@ -44,6 +44,7 @@ BAD = [
     (["-m", "seed=0,-1"], "seed=-1: an integer from 0 to"),
     (["env=atari", "env.game=pongg"], "env.game='pongg': not an ALE game (did you mean pong?)"),
     (["env=pong", "+env.kwargs.frameskip=4"], "a frame skip in the ALE env as well would repeat each action"),
+    (["env=pong", "+env.kwargs.mode=1"], "env.kwargs={'mode': 1}: AtariVectorEnv does not take mode here"),
     (["network/encoder=nature_cnn"], "needs image observations ([channels, height, width]), CartPole-v1 gives shape [4]"),
     (["env=catch", "network/encoder=nature_cnn"], "10x5 images are too small for kernels [8, 4, 3]"),
     (["algo=dqn", "env=pong", "replay.capacity=100_000_000"], "replay.capacity=100000000: the buffer (7,527 bytes a transition) needs 701.0 GiB"),

@@ -12,6 +12,7 @@ games and report raw scores. Neither is written here: both backends implement th
 
 from __future__ import annotations
 
+import inspect
 import os
 
 import gymnasium as gym
@@ -24,6 +25,11 @@ from rlfw.registry import register
 from rlfw.values import suggest
 
 BACKENDS = ("ale", "gymnasium")
+# AtariVectorEnv's arguments that env.* keys set (make), so env.kwargs may not
+SET_HERE = {
+    "num_threads", "autoreset_mode", "max_num_frames_per_episode", "repeat_action_probability", "img_height", "img_width",
+    "stack_num", "frameskip", "noop_max", "use_fire_reset", "episodic_life", "reward_clipping",
+}
 
 
 def _games() -> list[str]:
@@ -82,6 +88,15 @@ class AtariEnv:
             size=size, episodic_life=episodic_life, clip_rewards=clip_rewards, fire_reset=fire_reset,
             max_episode_frames=max_episode_frames,
         )
+        if backend == "ale":
+            from ale_py.vector_env import AtariVectorEnv
+
+            takes = set(inspect.signature(AtariVectorEnv.__init__).parameters) - {"self", "game", "num_envs"} - SET_HERE
+            unknown = sorted(set(self.kwargs) - takes)
+            require(
+                not unknown, "env.kwargs", self.kwargs,
+                f"AtariVectorEnv does not take {', '.join(unknown)} here; it takes {', '.join(sorted(takes))} (the rest are env.* keys)",
+            )
         probe = self._gym_env(evaluation=True)  # the action space; fails here on a bad ALE kwarg
         self.spec = EnvSpec(
             f"ALE/{_camel(game)}-v5", (stack, size, size), probe.action_space, solved_return, np.dtype(np.uint8),
