@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 import torch
 
@@ -18,6 +17,8 @@ from rlfw.explore.greedy import Greedy
 
 def record(env, net, path: Path, seed: int, device: torch.device) -> Path:
     """Plays one greedy episode of ``env.render_env()`` and writes it to ``path``."""
+    import cv2  # only when a video is asked for: not on every run's start-up
+
     single, fps = env.render_env()
     obs, _ = single.reset(seed=seed)
     frames, done, greedy = [single.render()], False, Greedy()
