@@ -69,14 +69,17 @@ def test_bootstraps_from_the_critic_on_every_next_obs():
     from tests.helpers import config
     from tests.replay.test_frames import Both
 
-    cfg = config("algo=ppo", "replay.num_steps=64", "replay.epochs=1", "replay.minibatches=1", "replay.normalize_advantage=false")
+    cfg = config(
+        "algo=ppo", "env=gym", "env.id=CartPole-v1", "+env.kwargs.max_episode_steps=12",  # truncations bootstrap
+        "replay.num_steps=64", "replay.epochs=1", "replay.minibatches=1", "replay.normalize_advantage=false",
+    )
     parts = build_parts(cfg)
     naive = StepStore(64, 8)
     collector = Collector(parts.env.make(8), parts.net, parts.explore, Both(naive, parts.replay), 0, torch.device("cpu"))
     for _ in range(64):
         collector.step()
     d = naive.data
-    assert int((d["terminated"] | d["truncated"]).sum()) > 10  # many episode ends inside the rollout
+    assert int(d["terminated"].sum()) > 10 and int(d["truncated"].sum()) > 10  # many episode ends of both kinds
     with torch.no_grad():
         next_value = parts.net(d["next_obs"].flatten(0, 1))["value"].view(64, 8)
     advantage = gae(d["reward"], d["value"], next_value, d["terminated"], d["truncated"], cfg["gamma"], cfg["replay"]["gae_lambda"])
