@@ -7,6 +7,8 @@ from collections import deque
 import numpy as np
 import torch
 
+from rlfw.explore.outputs import Outputs
+
 
 class Collector:
     def __init__(self, envs, net, explore, replay, seed: int, device: torch.device):
@@ -14,6 +16,7 @@ class Collector:
         obs, _ = envs.reset(seed=seed)
         self.obs = torch.as_tensor(obs)
         self.num_envs = envs.num_envs
+        self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
         self.env_steps = 0
         self.episode_return = np.zeros(self.num_envs)
         self.episode_length = np.zeros(self.num_envs, dtype=np.int64)
@@ -23,7 +26,8 @@ class Collector:
     def step(self) -> None:
         """One vector step: act, step the envs, store the transitions."""
         with torch.inference_mode():
-            out = self.net(self.obs.to(self.device))
+            obs = self.obs
+            out = Outputs(lambda: self.net(obs.to(self.device)), self.num_envs, self.num_actions)
             action, extras = self.explore.act(out, self.env_steps)
         action = action.cpu()
         next_obs, reward, terminated, truncated, info = self.envs.step(action.numpy())

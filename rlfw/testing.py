@@ -25,6 +25,7 @@ from torch import nn
 
 from rlfw.batch import Batch
 from rlfw.env.spec import EnvSpec
+from rlfw.explore.outputs import Outputs
 from rlfw.network import build_network
 from rlfw.registry import build, lookup, options
 
@@ -71,9 +72,9 @@ def check_explore(name: str, **values) -> None:
     """Valid actions for every sub-env, early and late in a run, and exactly the extras it declares."""
     explore = build("explore", {"name": name, **values}, "explore")
     with torch.inference_mode():
-        out = network(explore.needs)(field("obs"))
+        net, obs = network(explore.needs), field("obs")
         for env_step in (0, 10**7):
-            action, extras = explore.act(out, env_step)
+            action, extras = explore.act(Outputs(lambda: net(obs), N, SPEC.num_actions), env_step)
             assert action.shape == (N,) and not action.is_floating_point(), f"explore={name}: actions must be [B] integers"
             assert bool(((action >= 0) & (action < SPEC.num_actions)).all()), f"explore={name}: an action is out of range"
             assert set(extras) == set(explore.extras), f"explore={name} declares extras {sorted(explore.extras)}, returns {sorted(extras)}"

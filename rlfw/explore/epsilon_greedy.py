@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from rlfw.errors import require
+from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 
@@ -24,9 +25,10 @@ class EpsilonGreedy:
         progress = min(1.0, env_step / self.decay_steps) if self.decay_steps else 1.0
         return self.start + progress * (self.end - self.start)
 
-    def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
-        q = outputs["q"]
-        greedy = q.argmax(dim=1)
-        random = torch.randint(q.shape[1], greedy.shape)
-        explore = torch.rand(greedy.shape) < self.epsilon(env_step)
+    def act(self, outputs: Outputs, env_step: int) -> tuple[torch.Tensor, dict]:
+        random = torch.randint(outputs.num_actions, (outputs.rows,))
+        explore = torch.rand(outputs.rows) < self.epsilon(env_step)
+        if explore.all():  # no sub-env acts greedily: Q is never computed
+            return random, {}
+        greedy = outputs["q"].argmax(dim=1)
         return torch.where(explore, random, greedy), {}

@@ -3,6 +3,7 @@ import torch
 
 from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.explore.greedy import Greedy
+from rlfw.explore.outputs import Outputs
 from rlfw.explore.sample import Sample
 
 
@@ -14,10 +15,26 @@ def test_epsilon_decays_linearly_then_stays():
 def test_epsilon_greedy_explores_at_the_scheduled_rate():
     q = torch.tensor([[0.0, 1.0, 0.0, 0.0]]).repeat(20_000, 1)
     e = EpsilonGreedy(start=0.4, end=0.4, decay_steps=1)
-    action, extras = e.act({"q": q}, 0)
+    action, extras = e.act(of({"q": q}), 0)
     non_greedy = (action != 1).float().mean()
     assert abs(non_greedy - 0.4 * 3 / 4) < 0.02 and extras == {}
-    assert torch.all(EpsilonGreedy(0.0, 0.0, 1).act({"q": q}, 0)[0] == 1)
+    assert torch.all(EpsilonGreedy(0.0, 0.0, 1).act(of({"q": q}), 0)[0] == 1)
+
+
+def of(out: dict[str, torch.Tensor]) -> Outputs:
+    return Outputs(lambda: out, len(out["q"]), out["q"].shape[1])
+
+
+def test_epsilon_greedy_runs_the_network_only_when_some_env_acts_greedily():
+    q = torch.tensor([[0.0, 1.0, 0.0]]).repeat(4, 1)
+    all_random = of({"q": q})
+    action, _ = EpsilonGreedy(1.0, 1.0, 1).act(all_random, 0)
+    assert not all_random.computed and action.shape == (4,) and bool(((action >= 0) & (action < 3)).all())
+    for epsilon in (0.0, 0.5):
+        torch.manual_seed(1)  # with 4 envs at 0.5, one acts greedily
+        outputs = of({"q": q})
+        EpsilonGreedy(epsilon, epsilon, 1).act(outputs, 0)
+        assert outputs.computed
 
 
 def test_greedy_reads_q_or_logits():
