@@ -11,7 +11,8 @@ ratios. Run it on a quiet machine: other busy processes skew every figure here.
 - ppo: training env steps/s over the same env steps, rlfw's tuned PPO (conf/tuned/ppo_pong.yaml)
   against SB3 PPO with RL Zoo's Atari values and wrappers (make_atari_env, VecFrameStack 4, 8 envs);
 - dqn: the same for DQN (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
-  from step 1,000 so that the measured steps include updates;
+  from step 1,000 so that the measured steps include updates, at two fixed epsilons: 1.0 (how a run
+  starts; both skip the Q forward when acting at random) and 0.01 (the last 90% of a 10M-step run);
 - memory: resident memory of rlfw's filled 1M-transition Pong replay, and what SB3's ReplayBuffer
   allocates for the same capacity (it keeps obs and next_obs whole).
 """
@@ -79,9 +80,9 @@ def collector_rate(policy: str) -> dict:
     return {"steps_per_s": collector.env_steps / (time.perf_counter() - started)}
 
 
-def rlfw_training(algo: str) -> dict:
+def rlfw_training(algo: str, epsilon: str | None = None) -> dict:
     steps = PPO_STEPS if algo == "ppo" else DQN_STEPS
-    extra = [] if algo == "ppo" else [f"replay.learning_starts={DQN_STARTS}"]
+    extra = [] if algo == "ppo" else [f"replay.learning_starts={DQN_STARTS}", f"explore.start={epsilon}", f"explore.end={epsilon}"]
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
             [sys.executable, "-m", "rlfw", f"algo={algo}", "env=pong", f"total_env_steps={steps}", "eval.every=100_000_000",
@@ -96,7 +97,7 @@ def rlfw_training(algo: str) -> dict:
     return {"steps_per_s": rate}
 
 
-def sb3_training(algo: str) -> dict:
+def sb3_training(algo: str, epsilon: str | None = None) -> dict:
     import ale_py
     import gymnasium as gym
     from stable_baselines3 import DQN, PPO
@@ -115,8 +116,8 @@ def sb3_training(algo: str) -> dict:
         env = VecFrameStack(make_atari_env("PongNoFrameskip-v4", n_envs=1, seed=0), n_stack=4)
         model = DQN(
             "CnnPolicy", env, buffer_size=100_000, learning_rate=1e-4, batch_size=32, learning_starts=DQN_STARTS,
-            target_update_interval=1000, train_freq=4, gradient_steps=1, exploration_fraction=0.1,
-            exploration_final_eps=0.01, optimize_memory_usage=False, seed=0, device="cpu",
+            target_update_interval=1000, train_freq=4, gradient_steps=1, exploration_initial_eps=float(epsilon),
+            exploration_final_eps=float(epsilon), optimize_memory_usage=False, seed=0, device="cpu",
         )
         steps = DQN_STEPS
     started = time.perf_counter()
@@ -165,10 +166,10 @@ CHILDREN = {
 
 
 # -- the parent -----------------------------------------------------------------------------------
-def median_of(part: str, arg: str | None, repeats: int, label: str) -> float:
+def median_of(part: str, args: list[str], repeats: int, label: str) -> float:
     values = []
     for i in range(repeats):
-        values.append(child(part, *([arg] if arg else []))["steps_per_s"])
+        values.append(child(part, *args)["steps_per_s"])
         print(f"  {label:34} repeat {i + 1}: {values[-1]:8.0f} steps/s", flush=True)
     return statistics.median(values)
 
@@ -185,15 +186,17 @@ def main() -> None:
     r = args.repeats
     if "envs" in args.parts:
         print(f"Env and collection rates, Pong, {ENVS} envs (agent steps/s, median of {r}):")
-        ale, gymnasium = median_of("env", "ale", r, "ale backend, env only"), median_of("env", "gymnasium", r, "gymnasium backend, env only")
-        free, real = median_of("collector", "free", r, "collector, free policy (ale)"), median_of("collector", "real", r, "collector, Nature CNN acting (ale)")
+        ale, gymnasium = median_of("env", ["ale"], r, "ale backend, env only"), median_of("env", ["gymnasium"], r, "gymnasium backend, env only")
+        free, real = median_of("collector", ["free"], r, "collector, free policy (ale)"), median_of("collector", ["real"], r, "collector, Nature CNN acting (ale)")
         print(f"envs: ale {ale:.0f}, gymnasium {gymnasium:.0f} (ale / gymnasium {ale / gymnasium:.2f}); collector with a free policy"
               f" {free:.0f} ({free / ale:.0%} of ale's env-only rate), with the Nature CNN acting {real:.0f}\n", flush=True)
-    for algo in [a for a in ("ppo", "dqn") if a in args.parts]:
-        steps = PPO_STEPS if algo == "ppo" else DQN_STEPS
-        print(f"{algo.upper()} on Pong, {steps:,} env steps, training env steps/s (median of {r}):")
-        ours, theirs = median_of("rlfw", algo, r, f"rlfw {algo}"), median_of("sb3", algo, r, f"SB3 {algo}")
-        print(f"{algo}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}\n", flush=True)
+    runs = [["ppo"]] if "ppo" in args.parts else []
+    runs += [["dqn", epsilon] for epsilon in ("1.0", "0.01")] if "dqn" in args.parts else []
+    for run in runs:
+        what, steps = " ".join(run), PPO_STEPS if run[0] == "ppo" else DQN_STEPS
+        print(f"{run[0].upper()} on Pong{', epsilon ' + run[1] if run[1:] else ''}, {steps:,} env steps, training env steps/s (median of {r}):")
+        ours, theirs = median_of("rlfw", run, r, f"rlfw {what}"), median_of("sb3", run, r, f"SB3 {what}")
+        print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}\n", flush=True)
     if "memory" in args.parts:
         ours, theirs = child("rlfw_memory"), child("sb3_memory")
         per = ours["rss_bytes"] / CAPACITY

@@ -77,7 +77,7 @@ class RLModule(pl.LightningModule):
         out = self.loss_fn(batch, self.net, self.target_net)
         loss = sum(v for k, v in out.items() if k.startswith("loss_"))
         self.replay.feedback(batch, out)
-        if self.logger is not None:
+        if self.loggers:
             self.interval.add({"loss": loss, **{k: v for k, v in out.items() if v.ndim == 0 and k != "stop_epochs"}})
         return loss
 
@@ -101,7 +101,7 @@ class RLModule(pl.LightningModule):
             self.target_rule.step(self.net, self.target_net, self.updates)
 
     def on_train_end(self) -> None:
-        if self.logger is not None and self.interval.count:
+        if self.loggers and self.interval.count:
             self._log_train_row()  # the updates since the last full interval
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
@@ -145,8 +145,8 @@ class RLModule(pl.LightningModule):
             for callback in self.trainer.callbacks:
                 if hasattr(callback, "on_eval"):
                     callback.on_eval(self.trainer, self, result)
-        if self.logger is not None:
-            self.logger.save()  # metrics reach the disk at every evaluation, not only at the end
+        for logger in self.loggers:
+            logger.save()  # metrics reach the disk at every evaluation, not only at the end
         solved_at = self.env.spec.solved_return
         if self.cfg["stop_when_solved"] and solved_at is not None and result["return_mean"] >= solved_at:
             self.solved = True
@@ -171,5 +171,5 @@ class RLModule(pl.LightningModule):
 
     def _write(self, metrics: dict[str, float]) -> None:
         """Every metric is logged against env steps."""
-        if self.logger is not None:
-            self.logger.log_metrics(metrics, step=self.env_steps)
+        for logger in self.loggers:
+            logger.log_metrics(metrics, step=self.env_steps)

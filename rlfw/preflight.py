@@ -8,11 +8,13 @@ behind. The task function then runs ``prepare`` again on the same config and tra
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hydra import compose, initialize_config_dir
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
+from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
@@ -32,6 +34,7 @@ class Job:
     choices: dict[str, str | None]  # Hydra's group choices: algo, env, ...
     overrides: list[str]  # the command line's overrides of this job
     dropped: list[str]  # warnings for keys a tuned file set for a sibling option
+    sweep: str | None = None  # a multirun's sweep folder name
 
 
 def prepare(config: DictConfig, hydra_cfg: DictConfig) -> Job:
@@ -40,7 +43,8 @@ def prepare(config: DictConfig, hydra_cfg: DictConfig) -> Job:
     overrides = OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False)  # the strings, as typed
     dropped: list[str] = []
     cfg = check_config(resolve(config), user_keys(overrides), choices, dropped)
-    return Job(cfg, build_parts(cfg), choices, overrides, dropped)
+    sweep = Path(hydra_cfg.sweep.dir).name if hydra_cfg.get("mode") == RunMode.MULTIRUN else None
+    return Job(cfg, build_parts(cfg), choices, overrides, dropped, sweep)
 
 
 def resolve(config: DictConfig) -> dict[str, Any]:

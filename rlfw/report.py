@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 from hydra.errors import HydraException, MissingConfigException, OverrideParseException
 from omegaconf.errors import OmegaConfBaseException
 
 from rlfw import schema
+from rlfw.config_path import config_dir
 from rlfw.errors import ConfigError
 from rlfw.values import suggest
 
@@ -32,6 +34,11 @@ def one_line(err: Exception) -> str:
     if isinstance(err, MissingConfigException) and err.options is not None and err.missing_cfg_file:
         group, _, name = err.missing_cfg_file.rpartition("/")
         return f"{group}={name}: no such option{suggest(name, err.options)}; valid: {', '.join(err.options)}"
+    unlisted = re.search(r"Could not load '([\w/]+)/([^']+)'", str(err))  # one name of a list: logger=[wandb,nope]
+    if isinstance(err, MissingConfigException) and unlisted:
+        group, name = unlisted.groups()
+        valid = sorted(p.stem for p in (Path(config_dir()) / group).glob("*.yaml"))
+        return f"{group}={name}: no such option{suggest(name, valid)}; valid: {', '.join(valid)}"
     if isinstance(err, OverrideParseException):
         return f"cannot parse the override {err.override!r}: {str(err).splitlines()[0]} (grammar: {GRAMMAR})"
     text = str(err)

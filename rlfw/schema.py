@@ -16,10 +16,10 @@ from typing import Literal
 import torch
 
 from rlfw.errors import require
+from rlfw.values import check_values
 
 MAX_ENVS = 1024  # envs per vector env: each is a Python object stepped in turn
 MAX_SEED = 2**32 - 1
-LOGGERS = {"csv": None, "tensorboard": "tensorboard"}  # logger -> the package it needs
 
 
 @dataclass
@@ -77,16 +77,33 @@ class Network:
 
 
 @dataclass
+class Wandb:
+    project: str
+    entity: str | None
+    group: str | None
+    name: str | None
+    tags: list[str]
+    mode: Literal["online", "offline", "disabled"] | None
+    log_video: bool
+    log_checkpoint: bool
+
+
+@dataclass
 class Logger:
-    name: str
+    """Loggers added to metrics.csv (always written): ``logger=wandb``, ``logger=[wandb,tensorboard]``."""
+
+    wandb: dict | None = None
+    tensorboard: dict | None = None
 
     def __post_init__(self):
-        require(self.name in LOGGERS, "logger", self.name, f"one of {', '.join(LOGGERS)}")
-        package = LOGGERS[self.name]
-        require(
-            package is None or importlib.util.find_spec(package) is not None,
-            "logger", self.name, f"needs the {package} package: pip install 'rlfw[{self.name}]'",
-        )
+        if self.wandb is not None:
+            Wandb(**check_values(Wandb, self.wandb, "logger.wandb"))
+        if self.tensorboard is not None:
+            require(self.tensorboard == {}, "logger.tensorboard", self.tensorboard, "takes no keys: {}")
+            require(
+                importlib.util.find_spec("tensorboard") is not None,
+                "logger", "tensorboard", "needs the tensorboard package: pip install 'rlfw[tensorboard]'",
+            )
 
 
 @dataclass

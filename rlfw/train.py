@@ -22,6 +22,7 @@ from omegaconf import OmegaConf
 import rlfw
 from rlfw.checkpoint import Checkpoints
 from rlfw.errors import ConfigError
+from rlfw.loggers import finish_loggers, make_loggers
 from rlfw.module import EVAL_SEED_OFFSET, RLModule
 from rlfw.preflight import Job
 from rlfw.video import record
@@ -34,13 +35,6 @@ QUIET_WARNINGS = (
     r".*exists and is not empty.*",  # the CSV logger writes metrics.csv into Hydra's run folder
     r".*does not have many workers.*",  # the env stream must run in the main process
 )
-
-
-def make_logger(cfg: dict[str, Any], run_dir: Path):
-    """The ``logger`` choice (checked in ``rlfw.schema.Logger``)."""
-    if cfg["logger"]["name"] == "tensorboard":
-        return pl.loggers.TensorBoardLogger(run_dir, name="tensorboard", version="", default_hp_metric=False)
-    return pl.loggers.CSVLogger(run_dir, name="", version="")
 
 
 # rlfw owns the run's length, logging, checkpoints and console output; cfg["trainer"] adds the rest.
@@ -64,10 +58,9 @@ def check_trainer(cfg: dict[str, Any]) -> None:
         raise ConfigError(f"trainer: {err}") from err
 
 
-def make_trainer(cfg: dict[str, Any], run_dir: Path) -> pl.Trainer:
+def make_trainer(cfg: dict[str, Any], run_dir: Path, loggers: list[pl.loggers.Logger]) -> pl.Trainer:
     checkpoints = Checkpoints(run_dir / "checkpoints", cfg["checkpoint_every"])
-    logger = make_logger(cfg, run_dir)
-    return pl.Trainer(**RUN_CONTROL, logger=logger, callbacks=[checkpoints], default_root_dir=run_dir, **cfg["trainer"])
+    return pl.Trainer(**RUN_CONTROL, logger=loggers, callbacks=[checkpoints], default_root_dir=run_dir, **cfg["trainer"])
 
 
 def _git(*args: str) -> str | None:
@@ -95,7 +88,8 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     torch.set_num_threads(cfg["threads"] or os.cpu_count() or 1)
     quiet_lightning()
     module = RLModule(cfg, parts)
-    trainer = make_trainer(cfg, run_dir)
+    loggers = make_loggers(job, run_dir)
+    trainer = make_trainer(cfg, run_dir, loggers)
     log.info(
         "training %s on %s for %s env steps; outputs in %s", names["algo"], parts.env.spec.id, f"{cfg['total_env_steps']:,}", run_dir
     )
@@ -130,6 +124,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         **git_state(),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    finish_loggers(loggers, summary, run_dir)
     log.info(
         "done: eval return %.1f +- %.1f after %s env steps in %.1f s (%.0f steps/s)",
         final["return_mean"], final["return_std"], f"{module.env_steps:,}", wall, summary["steps_per_second"],

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import fcntl
+import json
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -81,7 +83,47 @@ def venv_with_rlfw(path: Path, rlfw_wheel: Path) -> Path:
     return python
 
 
-def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 600) -> subprocess.CompletedProcess:
+def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 600, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "rlfw", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "rlfw", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
     )
+
+
+def wandb_records(run_dir: Path) -> dict:
+    """What an offline W&B run wrote into ``run_dir/wandb``, read back from its ``run-<id>.wandb`` file
+    (LevelDB's log format: 32 KiB blocks of checksummed chunks, each record a protobuf ``Record``):
+    the run record, config, history rows, final summary, metric definitions and artifacts."""
+    from wandb.proto import wandb_internal_pb2
+
+    (path,) = (run_dir / "wandb").glob("offline-run-*/run-*.wandb")
+    data, block, header = path.read_bytes(), 32 * 1024, 7
+    assert data[:4] == b":W&B", f"{path} is not a W&B run file"
+    out = {"run": None, "config": {}, "history": [], "summary": {}, "metrics": [], "artifacts": []}
+    pos, chunks = header, []
+    while pos + header <= len(data):
+        if block - pos % block < header:  # a block's tail too short for a chunk header is padding
+            pos += block - pos % block
+            continue
+        _, length, kind = struct.unpack("<IHB", data[pos:pos + header])
+        chunks.append(data[pos + header:pos + header + length])
+        pos += header + length
+        if kind not in (1, 4):  # FIRST and MIDDLE chunks: the record goes on
+            continue
+        record = wandb_internal_pb2.Record()
+        record.ParseFromString(b"".join(chunks))
+        chunks = []
+        kind_of = record.WhichOneof("record_type")
+        if kind_of == "run":
+            out["run"] = record.run
+            out["config"].update({i.key: json.loads(i.value_json) for i in record.run.config.update})
+        elif kind_of == "config":
+            out["config"].update({i.key: json.loads(i.value_json) for i in record.config.update})
+        elif kind_of == "history":
+            out["history"].append({i.key or "/".join(i.nested_key): json.loads(i.value_json) for i in record.history.item})
+        elif kind_of == "summary":
+            out["summary"].update({i.key or "/".join(i.nested_key): json.loads(i.value_json) for i in record.summary.update})
+        elif kind_of == "metric":
+            out["metrics"].append((record.metric.name or record.metric.glob_name, record.metric.step_metric))
+        elif kind_of == "artifact":
+            out["artifacts"].append((record.artifact.name, record.artifact.type))
+    return out

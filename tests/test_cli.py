@@ -47,6 +47,8 @@ BAD = [
     (["env=pong", "+env.kwargs.mode=1"], "env.kwargs={'mode': 1}: AtariVectorEnv does not take mode here"),
     (["network/encoder=nature_cnn"], "needs image observations ([channels, height, width]), CartPole-v1 gives shape [4]"),
     (["env=catch", "network/encoder=nature_cnn"], "10x5 images are too small for kernels [8, 4, 3]"),
+    (["logger=[wandb,tensorbord]"], "logger=tensorbord: no such option (did you mean tensorboard?); valid: csv, tensorboard, wandb"),
+    (["logger=wandb", "logger.wandb.mode=onlin"], "logger.wandb.mode='onlin': expected one of online, offline, disabled or null"),
     (["algo=dqn", "env=pong", "replay.capacity=100_000_000"], "replay.capacity=100000000: the buffer (7,527 bytes a transition) needs 701.0 GiB"),
 ]
 
