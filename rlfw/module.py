@@ -49,7 +49,7 @@ class RLModule(pl.LightningModule):
         self.total_env_steps = cfg["total_env_steps"]
         self.env_steps = 0
         self.updates = 0
-        self.evals: list[dict[str, float]] = []  # {"env_steps", "return_mean", "return_std"} per evaluation
+        self.evals: list[dict[str, float]] = []  # {"env_steps", "wall_seconds", "return_mean", "return_std"} per evaluation
         self.solved = False
         self.collector: Collector | None = None
         self.interval = IntervalMean()  # train terms since the last metrics row
@@ -138,7 +138,12 @@ class RLModule(pl.LightningModule):
 
     def _evaluate(self, eval_envs) -> None:
         returns = evaluate(eval_envs, self.net, self.cfg["seed"] + EVAL_SEED_OFFSET + len(self.evals), self.device)
-        result = {"env_steps": self.env_steps, "return_mean": float(returns.mean()), "return_std": float(returns.std())}
+        result = {
+            "env_steps": self.env_steps,
+            "wall_seconds": time.monotonic() - self.started,  # training time so far, evaluations included
+            "return_mean": float(returns.mean()),
+            "return_std": float(returns.std()),
+        }
         self.evals.append(result)
         self._write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
         if self._trainer is not None:  # callbacks with an on_eval hook (best.ckpt) see the weights just evaluated

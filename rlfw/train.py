@@ -105,6 +105,8 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         "env": parts.env.spec.id,
         "seed": cfg["seed"],
         "overrides": job.overrides,
+        "choices": names,
+        "solved_return": parts.env.spec.solved_return,
         "eval_return_mean": final["return_mean"],
         "eval_return_std": final["return_std"],
         "best_eval_return_mean": max(e["return_mean"] for e in module.evals),

@@ -49,6 +49,7 @@ BAD = [
     (["env=catch", "network/encoder=nature_cnn"], "10x5 images are too small for kernels [8, 4, 3]"),
     (["logger=[wandb,tensorbord]"], "logger=tensorbord: no such option (did you mean tensorboard?); valid: csv, tensorboard, wandb"),
     (["logger=wandb", "logger.wandb.mode=onlin"], "logger.wandb.mode='onlin': expected one of online, offline, disabled or null"),
+    (["-m", "seed=0,1", "replay.n_stepz=1,2"], "replay.n_stepz: no such key in the config"),
     (["algo=dqn", "env=pong", "replay.capacity=100_000_000"], "replay.capacity=100000000: the buffer (7,527 bytes a transition) needs 701.0 GiB"),
 ]
 
@@ -118,3 +119,7 @@ def test_a_valid_multirun_is_checked_up_front_and_runs_every_job(tmp_path):
     assert result.returncode == 0, result.stderr
     summaries = sorted(tmp_path.glob("*/summary.json"))
     assert [p.parent.name for p in summaries] == ["0_ppo_cartpole", "1_ppo_cartpole", "2_a2c_cartpole", "3_a2c_cartpole"]
+    # the sweep ends with one row per variant, seeds pooled, printed and written beside the jobs
+    table = (tmp_path / "summary.md").read_text()
+    assert "| algo=ppo | 2 |" in table and "| algo=a2c | 2 |" in table and table in result.stdout
+    assert (tmp_path / "summary.csv").read_text().count("\n") == 3
