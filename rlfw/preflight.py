@@ -15,7 +15,7 @@ from hydra import compose, initialize_config_dir
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
 from hydra.types import RunMode
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
 from rlfw.build import Parts, build_parts
@@ -76,6 +76,19 @@ def check_job(config: DictConfig) -> None:
     check_trainer(job.cfg)
 
 
+def name_jobs_by_what_varies(config: DictConfig, parsed: list) -> None:
+    """A job folder's name (``hydra.sweep.subdir``) holds ``hydra.job.override_dirname``: leave out
+    of it the overrides that every job shares. Each job's config is composed again from the sweep's
+    ``hydra.overrides.hydra``, so the exclusion reaches every launcher."""
+    varying = {o.key_or_group for o in parsed if o.is_sweep_override()}
+    shared = sorted({o.key_or_group for o in parsed} - varying)
+    if shared:
+        with open_dict(config):
+            config.hydra.overrides.hydra.append(
+                f"hydra.job.config.override_dirname.exclude_keys=[{','.join(repr(k) for k in shared)}]"
+            )
+
+
 class Preflight(Callback):
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:
@@ -84,16 +97,18 @@ class Preflight(Callback):
             fail(err)
 
     def on_multirun_start(self, config: DictConfig, config_name: str | None = None, **kwargs: Any) -> None:
-        """Checks every job of a basic sweep before the first starts; other sweepers pick their jobs
-        as they go, and each job is checked when it starts."""
+        """Names job folders by what the sweep varies, then checks every job of a basic sweep before
+        the first starts; other sweepers pick their jobs as they go, and each job is checked when it starts."""
         from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 
         sweeper = config.hydra.sweeper
-        if sweeper.get("_target_") != BASIC_SWEEPER:
-            return
         arguments = [f"{k}={v}" for k, v in (sweeper.get("params") or {}).items()]
         arguments += OmegaConf.to_container(config.hydra.overrides.task, resolve=False)
-        for batch in BasicSweeper.split_arguments(OverridesParser.create().parse_overrides(arguments), None):
+        parsed = OverridesParser.create().parse_overrides(arguments)
+        name_jobs_by_what_varies(config, parsed)
+        if sweeper.get("_target_") != BASIC_SWEEPER:
+            return
+        for batch in BasicSweeper.split_arguments(parsed, None):
             for overrides in batch:
                 try:
                     check_job(compose(config_name, list(overrides), return_hydra_config=True))

@@ -116,9 +116,10 @@ def test_a_third_party_env_by_module_and_id_runs_into_a_folder_named_by_its_id(t
 
 def test_a_valid_multirun_is_checked_up_front_and_runs_every_job(tmp_path):
     result = run_cli("-m", "algo=ppo,a2c", "seed=0,1", "total_env_steps=512", "eval.every=512", f"hydra.sweep.dir={tmp_path}", cwd=tmp_path)
+    # job folders are named by what varies, never by the overrides every job shares
     assert result.returncode == 0, result.stderr
     summaries = sorted(tmp_path.glob("*/summary.json"))
-    assert [p.parent.name for p in summaries] == ["0_ppo_cartpole", "1_ppo_cartpole", "2_a2c_cartpole", "3_a2c_cartpole"]
+    assert [p.parent.name for p in summaries] == ["0_algo=ppo,seed=0", "1_algo=ppo,seed=1", "2_algo=a2c,seed=0", "3_algo=a2c,seed=1"]
     # the sweep ends with one row per variant, seeds pooled, printed and written beside the jobs
     table = (tmp_path / "summary.md").read_text()
     assert "| algo=ppo | 2 |" in table and "| algo=a2c | 2 |" in table and table in result.stdout

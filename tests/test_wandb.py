@@ -66,10 +66,10 @@ def test_a_sweep_is_one_wandb_group_with_tensorboard_beside_it_and_nothing_in_th
     )
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in work.iterdir()) == ["sweep_7"]  # no ./wandb
-    for job in sorted(sweep.glob("*_ppo_cartpole")):
+    for job in sorted(sweep.glob("*_seed=*")):
         assert wandb_records(job)["run"].run_group == "sweep_7"
         assert list((job / "tensorboard").glob("events.out.tfevents.*")) and (job / "metrics.csv").exists()
-    assert len(list(sweep.glob("*_ppo_cartpole"))) == 2
+    assert len(list(sweep.glob("*_seed=*"))) == 2
     assert (result.stdout + result.stderr).count("upload it with: wandb sync") == 2
 
 
