@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import math
 import statistics
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -21,14 +22,27 @@ CONFIDENCE = 0.95
 def estimate(scores: np.ndarray, aggregate: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """rliable's point estimate and 95% stratified-bootstrap interval of ``aggregate`` over
     ``scores`` ([runs, tasks, ...]), with a fixed seed: the same runs give the same table."""
+    from absl import logging as absl_logging
     from rliable import library  # arch, scipy, pandas: seconds to import
 
-    logging.getLogger("absl").setLevel(logging.WARNING)  # rliable logs each estimate
-    with warnings.catch_warnings():  # arch warns that rliable hands it a RandomState
-        warnings.filterwarnings("ignore", message="random_state is deprecated", category=FutureWarning)
-        point, interval = library.get_interval_estimates(
-            {"runs": scores}, aggregate, reps=REPS, confidence_interval_size=CONFIDENCE, random_state=np.random.RandomState(0)
-        )
+    logging.getLogger("absl").setLevel(logging.WARNING)  # rliable logs each estimate at INFO
+    # absl's handler holds the sys.stderr of the moment absl was imported (under pytest, a capture
+    # file) and closes it when logging is configured again (Hydra does): give it the real one.
+    absl_logging.get_absl_handler().python_handler.stream = sys.__stderr__
+    # absl calls logging.basicConfig() when the root logger has no handler, which would tie the
+    # process's root logging to whatever sys.stderr is right now: hand it a handler for the call.
+    placeholder = None if logging.root.handlers else logging.NullHandler()
+    if placeholder:
+        logging.root.addHandler(placeholder)
+    try:
+        with warnings.catch_warnings():  # arch warns that rliable hands it a RandomState
+            warnings.filterwarnings("ignore", message="random_state is deprecated", category=FutureWarning)
+            point, interval = library.get_interval_estimates(
+                {"runs": scores}, aggregate, reps=REPS, confidence_interval_size=CONFIDENCE, random_state=np.random.RandomState(0)
+            )
+    finally:
+        if placeholder:
+            logging.root.removeHandler(placeholder)
     return point["runs"], interval["runs"][0], interval["runs"][1]
 
 

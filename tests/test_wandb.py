@@ -3,60 +3,71 @@
 import csv
 import http.server
 import json
-import logging
 import os
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from rlfw import wandb_run
 from tests.helpers import run_cli, wandb_records
-from tests.test_train import run
+
+
+def without_account(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment of a new user: no API key, no WANDB_* at all; HOME is empty (no .netrc)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return {k: v for k, v in os.environ.items() if not k.startswith("WANDB_")} | {"HOME": str(home)} | extra
 
 
 @pytest.fixture
 def no_account(monkeypatch, tmp_path):
-    """No API key anywhere, no WANDB_MODE: what a new user has. HOME holds no .netrc."""
-    for name in ("WANDB_API_KEY", "WANDB_MODE", "WANDB_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
+    for name in [k for k in os.environ if k.startswith("WANDB_")]:
+        monkeypatch.delenv(name)
     monkeypatch.setenv("HOME", str(tmp_path))
 
 
-def test_a_run_without_an_account_goes_offline_and_holds_config_history_summary_and_files(tmp_path, no_account, caplog):
+# W&B runs go through the command line: wandb keeps process-wide state (its service, wrapped
+# stdout) that must not outlive a run inside a shared pytest worker.
+def test_a_run_without_an_account_goes_offline_and_holds_config_history_summary_and_files(tmp_path):
     run_dir = tmp_path / "run"
-    with caplog.at_level(logging.INFO, logger="rlfw"):
-        summary = run(
-            run_dir, "logger=wandb", "logger.wandb.log_checkpoint=true", "logger.wandb.log_video=true", "eval.video=true",
-            "total_env_steps=1024", "eval.every=512", "log_every=5", "seed=3",
-        )
+    result = run_cli(
+        "logger=wandb", "logger.wandb.log_checkpoint=true", "logger.wandb.log_video=true", "eval.video=true",
+        "total_env_steps=1024", "eval.every=512", "log_every=5", "seed=3", f"hydra.run.dir={run_dir}",
+        cwd=tmp_path, env=without_account(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((run_dir / "summary.json").read_text())
     wb = wandb_records(run_dir)
-    assert wb["run"].run_group == "test_test" and wb["run"].job_type == "train"  # tests.test_train.run names both "test"
-    assert wb["run"].display_name == "test_test_seed3" and list(wb["run"].tags) == ["algo=test", "env=test", "seed=3"]
+    assert wb["run"].run_group == "ppo_cartpole" and wb["run"].job_type == "train"
+    assert wb["run"].display_name == "ppo_cartpole_seed3" and list(wb["run"].tags) == ["algo=ppo", "env=cartpole", "seed=3"]
     resolved = wb["config"]
     assert resolved["seed"] == 3 and resolved["replay"]["num_steps"] == 64 and resolved["run_dir"] == str(run_dir.resolve())
-    assert resolved["overrides"][0] == "logger=wandb" and resolved["choices"] == {"algo": "test", "env": "test"}
+    assert resolved["overrides"][0] == "logger=wandb" and resolved["choices"]["algo"] == "ppo"
     assert ("*", "env_steps") == wb["metrics"][-1]  # every metric against env steps, defined last
     with open(run_dir / "metrics.csv") as f:
         csv_evals = [(int(r["step"]), float(r["eval/return_mean"])) for r in csv.DictReader(f) if r["eval/return_mean"]]
     wb_evals = [(r["env_steps"], r["eval/return_mean"]) for r in wb["history"] if "eval/return_mean" in r]
     assert wb_evals == csv_evals and [s for s, _ in wb_evals] == [512, 1024]
     assert any("train/loss" in r for r in wb["history"])
-    assert wb["summary"]["eval_return_mean"] == summary["eval_return_mean"] == json.loads((run_dir / "summary.json").read_text())["eval_return_mean"]
+    assert wb["summary"]["eval_return_mean"] == summary["eval_return_mean"]
     ids = {name.split("-")[0] for name, _ in wb["artifacts"]}
     assert sorted(t for _, t in wb["artifacts"]) == ["model", "video"] and ids == {wb["run"].run_id}
-    assert f"upload it with: wandb sync {run_dir / 'wandb'}" in caplog.text
+    assert f"upload it with: wandb sync {run_dir / 'wandb'}" in result.stdout + result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "run"]  # no ./wandb
 
 
-def test_wandb_mode_disabled_turns_it_off(tmp_path, no_account, monkeypatch):
-    monkeypatch.setenv("WANDB_MODE", "disabled")
-    run(tmp_path, "logger=wandb", "total_env_steps=512", "eval.every=512")
-    assert (tmp_path / "metrics.csv").exists() and not (tmp_path / "wandb").exists()
+def test_wandb_mode_disabled_turns_it_off(tmp_path):
+    env = without_account(tmp_path, WANDB_MODE="disabled")
+    result = run_cli("logger=wandb", "total_env_steps=512", "eval.every=512", f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "run" / "metrics.csv").exists() and not (tmp_path / "run" / "wandb").exists()
 
 
 def test_a_sweep_is_one_wandb_group_with_tensorboard_beside_it_and_nothing_in_the_working_folder(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WANDB_")} | {"HOME": str(tmp_path / "home")}
+    env = without_account(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
     sweep = work / "sweep_7"
