@@ -22,6 +22,7 @@ from rlfw.build import Parts, build_parts
 from rlfw.check import check_config
 from rlfw.config_path import config_dir
 from rlfw.errors import ConfigError
+from rlfw.launchers import split_cores, workers
 from rlfw.report import CONFIG_ERRORS, fail
 
 BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
@@ -42,7 +43,7 @@ def prepare(config: DictConfig, hydra_cfg: DictConfig) -> Job:
     choices = OmegaConf.to_container(hydra_cfg.runtime.choices)
     overrides = OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False)  # the strings, as typed
     dropped: list[str] = []
-    cfg = check_config(resolve(config), user_keys(overrides), choices, dropped)
+    cfg = split_cores(check_config(resolve(config), user_keys(overrides), choices, dropped), workers(hydra_cfg))
     sweep = Path(hydra_cfg.sweep.dir).name if hydra_cfg.get("mode") == RunMode.MULTIRUN else None
     return Job(cfg, build_parts(cfg), choices, overrides, dropped, sweep)
 

@@ -13,6 +13,7 @@ from omegaconf.errors import OmegaConfBaseException
 from rlfw import schema
 from rlfw.config_path import config_dir
 from rlfw.errors import ConfigError
+from rlfw.launchers import install_hint
 from rlfw.values import suggest
 
 GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic"
@@ -33,7 +34,8 @@ def one_line(err: Exception) -> str:
         return str(err)
     if isinstance(err, MissingConfigException) and err.options is not None and err.missing_cfg_file:
         group, _, name = err.missing_cfg_file.rpartition("/")
-        return f"{group}={name}: no such option{suggest(name, err.options)}; valid: {', '.join(err.options)}"
+        valid = f"{suggest(name, err.options)}; valid: {', '.join(err.options)}"
+        return f"{group}={name}: no such option{valid}{install_hint(group, name)}"
     unlisted = re.search(r"Could not load '([\w/]+)/([^']+)'", str(err))  # one name of a list: logger=[wandb,nope]
     if isinstance(err, MissingConfigException) and unlisted:
         group, name = unlisted.groups()

@@ -1,0 +1,54 @@
+"""Hydra's launchers and sweepers that rlfw ships as extras, and the cores a parallel launcher splits."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from omegaconf import DictConfig
+
+from rlfw.errors import ConfigError
+
+# group -> option -> the rlfw extra that installs it
+EXTRAS = {
+    "hydra/launcher": {"joblib": "joblib", "submitit_local": "slurm", "submitit_slurm": "slurm", "ray": "ray"},
+    "hydra/sweeper": {"optuna": "optuna"},
+}
+
+
+def install_hint(group: str, name: str) -> str:
+    extra = EXTRAS.get(group, {}).get(name)
+    return f"; it comes with an extra: pip install 'rlfw[{extra}]'" if extra else ""
+
+
+def workers(hydra_cfg: DictConfig) -> int:
+    """Jobs run at once on this machine: joblib's ``n_jobs`` (-1: one per core, -2: all but one, ...)."""
+    launcher = hydra_cfg.get("launcher") or {}
+    if not str(launcher.get("_target_", "")).endswith("JoblibLauncher"):
+        return 1
+    n_jobs, cores = launcher.get("n_jobs") or -1, os.cpu_count() or 1
+    return max(1, cores + 1 + n_jobs if n_jobs < 0 else n_jobs)
+
+
+def split_cores(cfg: dict[str, Any], jobs: int) -> dict[str, Any]:
+    """With ``jobs`` workers side by side, each gets cores // jobs threads: torch's (``threads``) and,
+    for an env with threads of its own (``env.threads``, ALE), the env's. Unset ones are set to that
+    share; a set one that oversubscribes the cores is refused (STACK.md, trap 3)."""
+    if jobs == 1:
+        return cfg
+    cores = os.cpu_count() or 1
+    if jobs > cores:
+        raise ConfigError(f"hydra.launcher.n_jobs={jobs}: more workers than this machine's {cores} cores")
+    share = cores // jobs
+    for node, key in ((cfg, "threads"), (cfg["env"], "threads")):
+        if key not in node:
+            continue
+        name = "threads" if node is cfg else "env.threads"
+        if node[key] is None:
+            node[key] = share
+        elif node[key] * jobs > cores:
+            raise ConfigError(
+                f"{name}={node[key]}: {jobs} joblib workers x {node[key]} threads exceed this machine's {cores} cores;"
+                f" set {name}={share} or null (the share of each worker)"
+            )
+    return cfg
