@@ -48,3 +48,25 @@ def test_a_joblib_sweep_runs_its_jobs_side_by_side_on_a_share_of_the_cores(tmp_p
     resolved = sorted(tmp_path.glob("*_seed=*/resolved.yaml"))
     assert len(resolved) == 2 and all(f"threads: {max(1, CORES // 2)}\n" in p.read_text() for p in resolved)
     assert (tmp_path / "summary.md").exists()
+
+
+def test_a_slurm_sweep_writes_the_sbatch_script_it_would_submit(tmp_path):
+    """No Slurm here: a stand-in ``sbatch`` keeps the script it is handed and refuses it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sbatch").write_text('#!/bin/sh\ncp "$1" "$SBATCH_COPY"\necho "sbatch: error: no Slurm here" >&2\nexit 1\n')
+    (bin_dir / "srun").write_text("#!/bin/sh\nexit 1\n")  # submitit looks for srun before it submits
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    env = os.environ | {"PATH": f"{bin_dir}:{os.environ['PATH']}", "SBATCH_COPY": str(tmp_path / "job.sbatch")}
+    result = run_cli(
+        "-m", "hydra/launcher=submitit_slurm", "hydra.launcher.partition=cpu", "hydra.launcher.cpus_per_task=2",
+        "hydra.launcher.timeout_min=30", "algo=ppo,dqn", "seed=0,1", f"hydra.sweep.dir={tmp_path / 'sweep'}",
+        cwd=tmp_path, env=env,
+    )
+    assert result.returncode != 0 and "sbatch: error: no Slurm here" in result.stderr
+    script = (tmp_path / "job.sbatch").read_text()
+    for line in ("#SBATCH --array=0-3%4", "#SBATCH --partition=cpu", "#SBATCH --cpus-per-task=2", "#SBATCH --time=30",
+                 "#SBATCH --signal=USR2@120", f"#SBATCH --output={tmp_path / 'sweep'}/.submitit/"):
+        assert line in script, script
+    assert script.rstrip().splitlines()[-1].startswith("srun ") and "-m submitit.core._submit" in script
