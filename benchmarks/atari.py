@@ -64,11 +64,12 @@ def collector_rate(policy: str) -> dict:
     import torch
     from rlfw.build import build_parts
     from rlfw.collector import Collector
+    from rlfw.cores import cores
     from rlfw.preflight import composed
 
     cfg = composed("algo=ppo", "env=pong")
     parts = build_parts(cfg)
-    torch.set_num_threads(cfg["threads"] or os.cpu_count())
+    torch.set_num_threads(cfg["threads"] or cores())
     net = parts.net
     if policy == "free":  # what the collector itself costs: a policy that computes nothing
         n = parts.env.spec.num_actions

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from omegaconf import DictConfig
 
 from rlfw.errors import ConfigError
+from rlfw.cores import cores
 
 # group -> option -> the rlfw extra that installs it
 EXTRAS = {
@@ -26,8 +26,8 @@ def workers(hydra_cfg: DictConfig) -> int:
     launcher = hydra_cfg.get("launcher") or {}
     if not str(launcher.get("_target_", "")).endswith("JoblibLauncher"):
         return 1
-    n_jobs, cores = launcher.get("n_jobs") or -1, os.cpu_count() or 1
-    return max(1, cores + 1 + n_jobs if n_jobs < 0 else n_jobs)
+    n_jobs, available = launcher.get("n_jobs") or -1, cores()
+    return max(1, available + 1 + n_jobs if n_jobs < 0 else n_jobs)
 
 
 def split_cores(cfg: dict[str, Any], jobs: int) -> dict[str, Any]:
@@ -36,19 +36,19 @@ def split_cores(cfg: dict[str, Any], jobs: int) -> dict[str, Any]:
     share; a set one that oversubscribes the cores is refused (STACK.md, trap 3)."""
     if jobs == 1:
         return cfg
-    cores = os.cpu_count() or 1
-    if jobs > cores:
-        raise ConfigError(f"hydra.launcher.n_jobs={jobs}: more workers than this machine's {cores} cores")
-    share = cores // jobs
+    available = cores()
+    if jobs > available:
+        raise ConfigError(f"hydra.launcher.n_jobs={jobs}: more workers than this machine's {available} cores")
+    share = available // jobs
     for node, key in ((cfg, "threads"), (cfg["env"], "threads")):
         if key not in node:
             continue
         name = "threads" if node is cfg else "env.threads"
         if node[key] is None:
             node[key] = share
-        elif node[key] * jobs > cores:
+        elif node[key] * jobs > available:
             raise ConfigError(
-                f"{name}={node[key]}: {jobs} joblib workers x {node[key]} threads exceed this machine's {cores} cores;"
+                f"{name}={node[key]}: {jobs} joblib workers x {node[key]} threads exceed this machine's {available} cores;"
                 f" set {name}={share} or null (the share of each worker)"
             )
     return cfg

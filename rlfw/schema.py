@@ -9,7 +9,6 @@ field here that the yaml sets is required.
 from __future__ import annotations
 
 import importlib.util
-import os
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,6 +16,7 @@ import torch
 
 from rlfw.errors import require
 from rlfw.values import check_values
+from rlfw.cores import cores
 
 MAX_ENVS = 1024  # envs per vector env: each is a Python object stepped in turn
 MAX_SEED = 2**32 - 1
@@ -54,9 +54,8 @@ class Run:
         require(self.progress_every_s > 0, "progress_every_s", self.progress_every_s, "seconds, > 0")
         every = self.checkpoint_every
         require(every is None or every >= 1, "checkpoint_every", every, "null or env steps >= 1")
-        cores = os.cpu_count() or 1
-        threads = self.threads
-        require(threads is None or 1 <= threads <= cores, "threads", threads, f"torch CPU threads, 1 to this machine's {cores} cores, or null: all")
+        available, threads = cores(), self.threads
+        require(threads is None or 1 <= threads <= available, "threads", threads, f"torch CPU threads, 1 to this machine's {available} cores, or null: all")
 
 
 @dataclass

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import platform
 import subprocess
 import time
@@ -26,6 +25,7 @@ from rlfw.loggers import finish_loggers, make_loggers
 from rlfw.module import EVAL_SEED_OFFSET, RLModule
 from rlfw.preflight import Job
 from rlfw.video import record
+from rlfw.cores import cores
 
 log = logging.getLogger("rlfw")
 
@@ -85,7 +85,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         log.warning(warning)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
-    torch.set_num_threads(cfg["threads"] or os.cpu_count() or 1)
+    torch.set_num_threads(cfg["threads"] or cores())
     quiet_lightning()
     module = RLModule(cfg, parts)
     loggers = make_loggers(job, run_dir)

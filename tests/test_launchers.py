@@ -5,11 +5,12 @@ import os
 import pytest
 from omegaconf import OmegaConf
 
+from rlfw.cores import cores
 from rlfw.errors import ConfigError
 from rlfw.launchers import install_hint, split_cores, workers
 from tests.helpers import config, run_cli
 
-CORES = os.cpu_count()
+CORES = cores()
 JOBLIB = "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"
 
 

@@ -13,7 +13,6 @@ games and report raw scores. Neither is written here: both backends implement th
 from __future__ import annotations
 
 import inspect
-import os
 
 import gymnasium as gym
 import numpy as np
@@ -23,6 +22,7 @@ from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.registry import register
 from rlfw.values import suggest
+from rlfw.cores import cores
 
 BACKENDS = ("ale", "gymnasium")
 # AtariVectorEnv's arguments that env.* keys set (make), so env.kwargs may not
@@ -79,9 +79,9 @@ class AtariEnv:
         )
         # ale-py's threads step the envs inside envs.step, while torch's threads wait for the actions;
         # torch computes while the env threads wait. They take turns, so each may use every core.
-        cores = os.cpu_count() or 1
-        self.threads = threads if threads is not None else cores
-        require(1 <= self.threads <= cores, "env.threads", threads, f"ale-py env threads, 1 to this machine's {cores} cores")
+        available = cores()
+        self.threads = threads if threads is not None else available
+        require(1 <= self.threads <= available, "env.threads", threads, f"ale-py env threads, 1 to this machine's {available} cores")
         self.game, self.backend, self.stack = game, backend, stack
         self.options = dict(
             repeat_action_probability=repeat_action_probability, noop_max=noop_max, frame_skip=frame_skip,
