@@ -18,10 +18,17 @@ def env_folder(choice: str, env: dict) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(env["id"]).rpartition(":")[2]).strip("-")
 
 
+MAX_FOLDER = 150  # characters of a job folder's name; file systems allow 255 bytes
+
+
 def job_folder(num: int, override_dirname: str) -> str:
     """A sweep job's folder: its number, then what the sweep varies (``3_algo=dqn,seed=1``); a group
-    override's ``/`` becomes ``.`` so the name stays one folder."""
-    return f"{num}_{override_dirname.replace('/', '.')}" if override_dirname else str(num)
+    override's ``/`` becomes ``.`` so the name stays one folder. A long name (an Optuna trial's many
+    floats) is cut; the number keeps it unique, and the job's .hydra/overrides.yaml has the whole."""
+    if not override_dirname:
+        return str(num)
+    name = f"{num}_{override_dirname.replace('/', '.')}"
+    return name if len(name) <= MAX_FOLDER else name[: MAX_FOLDER - 3] + "..."
 
 
 def register_resolvers() -> None:

@@ -1,8 +1,11 @@
-"""Launchers from extras: a hint to install a missing one, and joblib workers that share the cores."""
+"""Launchers and sweepers from extras: a hint to install a missing one, joblib workers that share the
+cores, the sbatch script of a Slurm sweep, an Optuna search."""
 
+import json
 import os
 
 import pytest
+import yaml
 from omegaconf import OmegaConf
 
 from rlfw.cores import cores
@@ -71,3 +74,15 @@ def test_a_slurm_sweep_writes_the_sbatch_script_it_would_submit(tmp_path):
                  "#SBATCH --signal=USR2@120", f"#SBATCH --output={tmp_path / 'sweep'}/.submitit/"):
         assert line in script, script
     assert script.rstrip().splitlines()[-1].startswith("srun ") and "-m submitit.core._submit" in script
+
+
+def test_an_optuna_search_maximises_the_final_eval_return(tmp_path):
+    result = run_cli(
+        "-m", "search=ppo_cartpole", "hydra.sweeper.n_trials=3", "total_env_steps=1024", "eval.every=1024",
+        f"hydra.sweep.dir={tmp_path}", cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    finals = [json.loads(p.read_text())["eval_return_mean"] for p in tmp_path.glob("*/summary.json")]
+    best = yaml.safe_load((tmp_path / "optimization_results.yaml").read_text())
+    assert len(finals) == 3 and best["best_value"] == max(finals) and set(best["best_params"]) >= {"optim.lr", "replay.epochs"}
+    assert all(len(p.name) <= 150 for p in tmp_path.iterdir())  # trial folders: what varies, cut to a length
