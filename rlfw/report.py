@@ -40,7 +40,7 @@ def one_line(err: Exception) -> str:
     if isinstance(err, MissingConfigException) and unlisted:
         group, name = unlisted.groups()
         valid = sorted(p.stem for p in (Path(config_dir()) / group).glob("*.yaml"))
-        return f"{group}={name}: no such option{suggest(name, valid)}; valid: {', '.join(valid)}"
+        return f"{group}={name}: no such option{suggest(name, valid)}; valid: {', '.join(valid)}{install_hint(group, name)}"
     if isinstance(err, OverrideParseException):
         return f"cannot parse the override {err.override!r}: {str(err).splitlines()[0]} (grammar: {GRAMMAR})"
     text = str(err)
