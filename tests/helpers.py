@@ -27,6 +27,17 @@ def spec(obs_dim: int = 4, actions: int = 2) -> EnvSpec:
 
 
 
+class Both:
+    """A replay that hands every step the collector stores to several stores."""
+
+    def __init__(self, *stores):
+        self.stores = stores
+
+    def add(self, step):
+        for store in self.stores:
+            store.add(step)
+
+
 class TableQ(nn.Module):
     """Q(s, .) read from a learnable table row per integer state: easy to build cases by hand."""
 

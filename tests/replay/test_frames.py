@@ -16,6 +16,7 @@ from rlfw.replay.prioritized import PrioritizedReplay
 from rlfw.replay.steps import StepStore
 from rlfw.replay.uniform import UniformReplay
 from tests.env.pixels import FRAME, noise_envs
+from tests.helpers import Both
 
 
 class RandomActions:
@@ -23,18 +24,7 @@ class RandomActions:
         self.actions = actions
 
     def act(self, out, env_steps):
-        return torch.randint(self.actions, (len(out["obs"]),)), {}
-
-
-class Both:
-    """A replay that hands every step to two stores."""
-
-    def __init__(self, *stores):
-        self.stores = stores
-
-    def add(self, step):
-        for store in self.stores:
-            store.add(step)
+        return torch.randint(self.actions, (out.rows,)), {}
 
 
 def collect(envs, stores, steps: int, actions: int = 2) -> None:

@@ -67,7 +67,7 @@ def test_bootstraps_from_the_critic_on_every_next_obs():
     from rlfw.replay.gae import gae
     from rlfw.replay.steps import StepStore
     from tests.helpers import config
-    from tests.replay.test_frames import Both
+    from tests.helpers import Both
 
     cfg = config(
         "algo=ppo", "env=gym", "env.id=CartPole-v1", "+env.kwargs.max_episode_steps=12",  # truncations bootstrap
