@@ -1,6 +1,6 @@
 """rlfw vs Stable-Baselines3 on Atari Pong: env and collection rates, PPO and DQN training speed, replay memory.
 
-    pip install -e ".[bench]" && python benchmarks/atari.py [--parts envs ppo dqn memory] [--repeats 3]
+    pip install -e ".[bench]" && python benchmarks/atari.py [--parts envs ppo dqn memory] [--repeats 3] [--epsilons 1.0 0.01]
 
 Every measurement runs in a fresh child process, one at a time, with each side's defaults for
 threads (rlfw: its Atari defaults; SB3: torch's, every core). Prints each repeat, then medians and
@@ -178,6 +178,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--parts", nargs="+", default=["envs", "ppo", "dqn", "memory"], choices=["envs", "ppo", "dqn", "memory"])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--epsilons", nargs="+", default=["1.0", "0.01"], help="the fixed epsilons DQN is measured at")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -191,7 +192,7 @@ def main() -> None:
         print(f"envs: ale {ale:.0f}, gymnasium {gymnasium:.0f} (ale / gymnasium {ale / gymnasium:.2f}); collector with a free policy"
               f" {free:.0f} ({free / ale:.0%} of ale's env-only rate), with the Nature CNN acting {real:.0f}\n", flush=True)
     runs = [["ppo"]] if "ppo" in args.parts else []
-    runs += [["dqn", epsilon] for epsilon in ("1.0", "0.01")] if "dqn" in args.parts else []
+    runs += [["dqn", epsilon] for epsilon in args.epsilons] if "dqn" in args.parts else []
     for run in runs:
         what, steps = " ".join(run), PPO_STEPS if run[0] == "ppo" else DQN_STEPS
         print(f"{run[0].upper()} on Pong{', epsilon ' + run[1] if run[1:] else ''}, {steps:,} env steps, training env steps/s (median of {r}):")
