@@ -35,5 +35,6 @@ class Checkpoints(pl.Callback):
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.dir / name
         partial = path.with_suffix(".ckpt.partial")
-        trainer.save_checkpoint(partial)
-        os.replace(partial, path)
+        trainer.save_checkpoint(partial)  # every rank calls it (a barrier); rank 0 writes
+        if trainer.is_global_zero:
+            os.replace(partial, path)

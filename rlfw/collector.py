@@ -11,8 +11,9 @@ from rlfw.explore.outputs import Outputs
 
 
 class Collector:
-    def __init__(self, envs, net, explore, replay, seed: int, device: torch.device):
+    def __init__(self, envs, net, explore, replay, seed: int, device: torch.device, world: int = 1):
         self.envs, self.net, self.explore, self.replay, self.device = envs, net, explore, replay, device
+        self.world = world  # processes stepping envs in lockstep (trainer.strategy=ddp): env steps count them all
         obs, _ = envs.reset(seed=seed)
         self.obs = torch.as_tensor(obs)
         self.num_envs = envs.num_envs
@@ -47,7 +48,7 @@ class Collector:
             }
         )
         self.obs = torch.as_tensor(next_obs)
-        self.env_steps += self.num_envs
+        self.env_steps += self.num_envs * self.world
         self._track_episodes(reward, terminated | truncated)
 
     def _track_episodes(self, reward: np.ndarray, done: np.ndarray) -> None:

@@ -31,14 +31,15 @@ def workers(hydra_cfg: DictConfig) -> int:
 
 
 def split_cores(cfg: dict[str, Any], jobs: int) -> dict[str, Any]:
-    """With ``jobs`` workers side by side, each gets cores // jobs threads: torch's (``threads``) and,
-    for an env with threads of its own (``env.threads``, ALE), the env's. Unset ones are set to that
-    share; a set one that oversubscribes the cores is refused (STACK.md, trap 3)."""
+    """With ``jobs`` processes side by side (joblib workers, ddp ranks), each gets cores // jobs
+    threads: torch's (``threads``) and, for an env with threads of its own (``env.threads``, ALE), the
+    env's. Unset ones are set to that share; a set one that oversubscribes the cores is refused
+    (STACK.md, trap 3)."""
     if jobs == 1:
         return cfg
     available = cores()
     if jobs > available:
-        raise ConfigError(f"hydra.launcher.n_jobs={jobs}: more workers than this machine's {available} cores")
+        raise ConfigError(f"{jobs} processes side by side (joblib workers x ddp ranks): more than this machine's {available} cores")
     share = available // jobs
     for node, key in ((cfg, "threads"), (cfg["env"], "threads")):
         if key not in node:
@@ -48,7 +49,7 @@ def split_cores(cfg: dict[str, Any], jobs: int) -> dict[str, Any]:
             node[key] = share
         elif node[key] * jobs > available:
             raise ConfigError(
-                f"{name}={node[key]}: {jobs} joblib workers x {node[key]} threads exceed this machine's {available} cores;"
-                f" set {name}={share} or null (the share of each worker)"
+                f"{name}={node[key]}: {jobs} processes x {node[key]} threads exceed this machine's {available} cores;"
+                f" set {name}={share} or null (the share of each process)"
             )
     return cfg

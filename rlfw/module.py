@@ -24,6 +24,7 @@ from rlfw.collector import Collector
 from rlfw.evaluate import evaluate
 from rlfw.metrics import IntervalMean
 from rlfw.progress import Progress
+from rlfw.ranks import env_seed, from_rank_zero, rank_and_world
 
 log = logging.getLogger("rlfw")
 EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
@@ -110,9 +111,13 @@ class RLModule(pl.LightningModule):
     # -- the experience stream -------------------------------------------------------------------
     def experience(self) -> Iterator[Batch]:
         cfg = self.cfg
+        rank, world = rank_and_world(self)
+        if world > 1:
+            torch.manual_seed(cfg["seed"] + rank)  # same initial weights, but each rank samples its own actions
         envs = self.env.make(cfg["num_envs"])
-        eval_envs = self.env.make(cfg["eval"]["episodes"], evaluation=True)
-        self.collector = c = Collector(envs, self.net, self.explore, self.replay, cfg["seed"], self.device)
+        eval_envs = self.env.make(cfg["eval"]["episodes"], evaluation=True) if rank == 0 else None
+        seed = env_seed(cfg["seed"], rank, cfg["num_envs"])
+        self.collector = c = Collector(envs, self.net, self.explore, self.replay, seed, self.device, world)
         self.started = time.monotonic()
         next_eval = cfg["eval"]["every"]
         progress = Progress(self.total_env_steps, cfg["progress_every_s"])
@@ -128,22 +133,28 @@ class RLModule(pl.LightningModule):
                 if self.env_steps >= next_eval:
                     self._evaluate(eval_envs)
                     next_eval += cfg["eval"]["every"]
-                progress.update(self)
+                if rank == 0:
+                    progress.update(self)
             if not self.evals or self.evals[-1]["env_steps"] != self.env_steps:
                 self._evaluate(eval_envs)  # the final evaluation, after the last update
         finally:
             progress.close()
             envs.close()
-            eval_envs.close()
+            if eval_envs is not None:
+                eval_envs.close()
 
     def _evaluate(self, eval_envs) -> None:
-        returns = evaluate(eval_envs, self.net, self.cfg["seed"] + EVAL_SEED_OFFSET + len(self.evals), self.device)
-        result = {
-            "env_steps": self.env_steps,
-            "wall_seconds": time.monotonic() - self.started,  # training time so far, evaluations included
-            "return_mean": float(returns.mean()),
-            "return_std": float(returns.std()),
-        }
+        """Rank 0 plays the greedy episodes (``eval_envs``; None on other ranks); every rank records the result."""
+        result = None
+        if eval_envs is not None:
+            returns = evaluate(eval_envs, self.net, self.cfg["seed"] + EVAL_SEED_OFFSET + len(self.evals), self.device)
+            result = {
+                "env_steps": self.env_steps,
+                "wall_seconds": time.monotonic() - self.started,  # training time so far, evaluations included
+                "return_mean": float(returns.mean()),
+                "return_std": float(returns.std()),
+            }
+        result = from_rank_zero(self, result)
         self.evals.append(result)
         self._write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
         if self._trainer is not None:  # callbacks with an on_eval hook (best.ckpt) see the weights just evaluated
@@ -155,7 +166,8 @@ class RLModule(pl.LightningModule):
         solved_at = self.env.spec.solved_return
         if self.cfg["stop_when_solved"] and solved_at is not None and result["return_mean"] >= solved_at:
             self.solved = True
-            log.info("solved: greedy eval return %.1f >= %.1f at %d env steps", result["return_mean"], solved_at, self.env_steps)
+            if eval_envs is not None:
+                log.info("solved: greedy eval return %.1f >= %.1f at %d env steps", result["return_mean"], solved_at, self.env_steps)
 
     # -- logging ---------------------------------------------------------------------------------
     def steps_per_second(self) -> float:

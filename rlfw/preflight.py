@@ -43,8 +43,15 @@ def prepare(config: DictConfig, hydra_cfg: DictConfig) -> Job:
     choices = OmegaConf.to_container(hydra_cfg.runtime.choices)
     overrides = OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False)  # the strings, as typed
     dropped: list[str] = []
-    cfg = split_cores(check_config(resolve(config), user_keys(overrides), choices, dropped), workers(hydra_cfg))
+    cfg = check_config(resolve(config), user_keys(overrides), choices, dropped)
     sweep = Path(hydra_cfg.sweep.dir).name if hydra_cfg.get("mode") == RunMode.MULTIRUN else None
+    ddp = cfg["trainer"]["strategy"] == "ddp"
+    if ddp and sweep is not None:
+        raise ConfigError(
+            "trainer.strategy=ddp: not in a multirun (-m); Lightning starts the other ranks by running the"
+            " command line again, which would run the whole sweep again: start each ddp run on its own"
+        )
+    cfg = split_cores(cfg, workers(hydra_cfg) * (cfg["trainer"]["devices"] if ddp else 1))
     return Job(cfg, build_parts(cfg), choices, overrides, dropped, sweep)
 
 
@@ -112,6 +119,9 @@ class Preflight(Callback):
         for batch in BasicSweeper.split_arguments(parsed, None):
             for overrides in batch:
                 try:
-                    check_job(compose(config_name, list(overrides), return_hydra_config=True))
+                    job = compose(config_name, list(overrides), return_hydra_config=True)
+                    with open_dict(job):
+                        job.hydra.mode = RunMode.MULTIRUN  # compose leaves it unset
+                    check_job(job)
                 except CONFIG_ERRORS as err:
                     fail(err)

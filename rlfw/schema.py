@@ -116,6 +116,8 @@ class Trainer:
 
     accelerator: Literal["cpu", "gpu", "cuda", "mps", "auto"]
     devices: int
+    strategy: Literal["auto", "ddp"]
+    num_nodes: int
     precision: Literal["32-true", "bf16-mixed", "bf16-true", "16-mixed", "16-true", "64-true", 16, 32, 64] | None
     gradient_clip_val: float | None
     gradient_clip_algorithm: Literal["norm", "value"] | None
@@ -125,7 +127,11 @@ class Trainer:
     profiler: Literal["simple", "advanced", "pytorch"] | None
 
     def __post_init__(self):
-        require(self.devices == 1, "trainer.devices", self.devices, "rlfw trains each run in one process on one device: 1")
+        ddp = "one process per device needs trainer.strategy=ddp"
+        require(self.devices >= 1, "trainer.devices", self.devices, "processes (one per device) on each node, >= 1")
+        require(self.devices == 1 or self.strategy == "ddp", "trainer.devices", self.devices, ddp)
+        require(self.num_nodes == 1 or self.strategy == "ddp", "trainer.num_nodes", self.num_nodes, ddp)
+        require(self.num_nodes >= 1, "trainer.num_nodes", self.num_nodes, "machines, >= 1")
         gpu = self.accelerator in ("gpu", "cuda")
         no_gpu = "no GPU is visible to torch here; use cpu or auto"
         require(not gpu or torch.cuda.is_available(), "trainer.accelerator", self.accelerator, no_gpu)

@@ -96,6 +96,8 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     started = time.monotonic()
     trainer.fit(module)
     wall = time.monotonic() - started
+    if not trainer.is_global_zero:  # a ddp rank > 0: rank 0 writes the run's files
+        return {"eval_return_mean": module.evals[-1]["return_mean"]}
     if cfg["eval"]["video"]:
         video = record(parts.env, module.net, run_dir / "eval.mp4", cfg["seed"] + EVAL_SEED_OFFSET, module.device)
         log.info("video of one greedy evaluation episode: %s", video)

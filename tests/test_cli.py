@@ -28,7 +28,8 @@ BAD = [
     (["+optim.groups.trunk.lr=0.1"], "optim.groups.trunk: not a part of this network; parts: actor, critic"),
     (["+optim.groups.actor.learning_rate=0.1"], "optim.groups.actor.learning_rate: unknown key for optim.groups.actor"),
     (["+trainer.max_steps=10"], "trainer.max_steps: unknown key for trainer"),
-    (["trainer.devices=2"], "trainer.devices=2: rlfw trains each run in one process on one device"),
+    (["trainer.devices=2"], "trainer.devices=2: one process per device needs trainer.strategy=ddp"),
+    (["-m", "trainer.strategy=ddp", "trainer.devices=2", "seed=0,1"], "trainer.strategy=ddp: not in a multirun (-m)"),
     pytest.param(
         ["trainer.accelerator=gpu"], "trainer.accelerator='gpu': no GPU is visible to torch here",
         marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU"),

@@ -31,9 +31,9 @@ def test_each_worker_gets_its_share_of_the_cores():
     cfg = split_cores(config("algo=dqn", "env=pong"), CORES)  # Atari: threads and env.threads null, every core
     assert cfg["threads"] == 1 and cfg["env"]["threads"] == 1
     assert split_cores(config("threads=null"), 1)["threads"] is None  # one job: untouched
-    with pytest.raises(ConfigError, match=rf"^threads=2: {CORES} joblib workers x 2 threads exceed this machine's {CORES} cores"):
+    with pytest.raises(ConfigError, match=rf"^threads=2: {CORES} processes x 2 threads exceed this machine's {CORES} cores"):
         split_cores({**config(), "threads": 2}, CORES)
-    with pytest.raises(ConfigError, match=r"more workers than this machine's"):
+    with pytest.raises(ConfigError, match=r"more than this machine's"):
         split_cores(config(), CORES + 1)
 
 
