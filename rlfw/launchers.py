@@ -22,12 +22,16 @@ def install_hint(group: str, name: str) -> str:
 
 
 def workers(hydra_cfg: DictConfig) -> int:
-    """Jobs run at once on this machine: joblib's ``n_jobs`` (-1: one per core, -2: all but one, ...)."""
+    """Jobs run at once on this machine: joblib's ``n_jobs`` (-1: one per core, -2: all but one, ...);
+    a local Ray's cores over each task's ``num_cpus`` (1 unless set)."""
     launcher = hydra_cfg.get("launcher") or {}
-    if not str(launcher.get("_target_", "")).endswith("JoblibLauncher"):
-        return 1
-    n_jobs, available = launcher.get("n_jobs") or -1, cores()
-    return max(1, available + 1 + n_jobs if n_jobs < 0 else n_jobs)
+    target = str(launcher.get("_target_", ""))
+    if target.endswith("JoblibLauncher"):
+        n_jobs, available = launcher.get("n_jobs") or -1, cores()
+        return max(1, available + 1 + n_jobs if n_jobs < 0 else n_jobs)
+    if target.endswith(".RayLauncher") and launcher.ray.init.get("address") is None:
+        return max(1, cores() // (launcher.ray.remote.get("num_cpus") or 1))
+    return 1
 
 
 def split_cores(cfg: dict[str, Any], jobs: int) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""Launchers and sweepers from extras: a hint to install a missing one, joblib workers that share the
-cores, the sbatch script of a Slurm sweep, an Optuna search."""
+"""Launchers and sweepers from extras: a hint to install a missing one, joblib and Ray workers that
+share the cores, the sbatch script of a Slurm sweep, an Optuna search."""
 
 import json
 import os
@@ -21,10 +21,16 @@ def hydra_node(target: str, n_jobs: int | None = None) -> OmegaConf:
     return OmegaConf.create({"launcher": {"_target_": target, "n_jobs": n_jobs}})
 
 
-def test_joblib_workers_count_like_joblib():
+def test_workers_count_like_joblib_and_ray():
     assert workers(hydra_node(JOBLIB, -1)) == CORES and workers(hydra_node(JOBLIB, None)) == CORES
     assert workers(hydra_node(JOBLIB, 1)) == 1
     assert workers(hydra_node("hydra._internal.core_plugins.basic_launcher.BasicLauncher")) == 1
+    ray = {"_target_": "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher", "ray": {"init": {"address": None}, "remote": {}}}
+    assert workers(OmegaConf.create({"launcher": ray})) == CORES  # one CPU a task
+    ray["ray"]["remote"]["num_cpus"] = 2
+    assert workers(OmegaConf.create({"launcher": ray})) == max(1, CORES // 2)
+    ray["ray"]["init"]["address"] = "auto"  # a cluster: its machines, not this one's cores
+    assert workers(OmegaConf.create({"launcher": ray})) == 1
 
 
 def test_each_worker_gets_its_share_of_the_cores():
@@ -86,3 +92,15 @@ def test_an_optuna_search_maximises_the_final_eval_return(tmp_path):
     best = yaml.safe_load((tmp_path / "optimization_results.yaml").read_text())
     assert len(finals) == 3 and best["best_value"] == max(finals) and set(best["best_params"]) >= {"optim.lr", "replay.epochs"}
     assert all(len(p.name) <= 150 for p in tmp_path.iterdir())  # trial folders: what varies, cut to a length
+
+
+def test_a_ray_sweep_runs_on_a_local_ray_it_starts(tmp_path):
+    env = os.environ | {"HOME": str(tmp_path / "home")}  # Ray writes ~/.ray
+    result = run_cli(
+        "-m", "hydra/launcher=ray", "threads=null", "seed=0,1", "total_env_steps=512", "eval.every=512",
+        f"hydra.sweep.dir={tmp_path / 'sweep'}", cwd=tmp_path, env=env,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    resolved = sorted((tmp_path / "sweep").glob("*_seed=*/resolved.yaml"))
+    assert len(resolved) == 2 and all("threads: 1\n" in p.read_text() for p in resolved)  # a task's one CPU
+    assert "| all runs | 2 |" in (tmp_path / "sweep" / "summary.md").read_text()
