@@ -112,7 +112,7 @@ def compare(paths: list[str], by: list[str] | None, x: str, out: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m rlfw.compare", description=__doc__.split("\n\n")[1].replace("\n", " "))
+    parser = argparse.ArgumentParser(prog="python -m rlfw.compare", description=__doc__.split("\n\n")[1].replace("\n", " ").replace("``", ""))
     parser.add_argument("paths", nargs="+", help="run folders, sweep folders or globs")
     parser.add_argument("--by", nargs="+", metavar="KEY", help="group by these keys (default: the keys that differ)")
     parser.add_argument("--x", choices=["env_steps", "wall_seconds"], default="env_steps", help="the curve's x axis")
