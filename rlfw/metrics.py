@@ -1,7 +1,10 @@
-"""Train metrics averaged over the updates each logged row stands for."""
+"""Train metrics: averaged over the updates each logged row stands for, and the row itself."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import torch
 
 
@@ -29,3 +32,19 @@ class IntervalMean:
         means = (torch.stack([self.sums[k] for k in keys]) / self.count).tolist()
         self.sums, self.count = {}, 0
         return dict(zip(keys, means))
+
+
+def train_row(module: Any) -> dict[str, float]:
+    """One row of ``train/*`` means over the updates since the last row (``module.interval``), and
+    the run's state now: updates, learning rate, epsilon, recent training episodes, steps/s."""
+    row = {f"train/{k}": v for k, v in module.interval.pop().items()}
+    row["train/updates"] = module.updates
+    row["train/lr"] = module.trainer.optimizers[0].param_groups[0]["lr"]
+    if hasattr(module.explore, "epsilon"):
+        row["train/epsilon"] = module.explore.epsilon(module.env_steps)
+    collector = module.collector
+    if collector is not None and collector.recent_returns:
+        row["train/episode_return"] = float(np.mean(collector.recent_returns))
+        row["train/episode_length"] = float(np.mean(collector.recent_lengths))
+    row["time/steps_per_s"] = module.steps_per_second()
+    return row

@@ -14,20 +14,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import lightning.pytorch as pl
-import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
 from rlfw.batch import Batch, to_device
 from rlfw.build import Parts, build_parts
 from rlfw.collector import Collector
-from rlfw.evaluate import evaluate
-from rlfw.metrics import IntervalMean
+from rlfw.evaluate import evaluation
+from rlfw.metrics import IntervalMean, train_row
 from rlfw.progress import Progress
 from rlfw.ranks import env_seed, from_rank_zero, rank_and_world
 
 log = logging.getLogger("rlfw")
-EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
 
 
 class _Stream(IterableDataset):
@@ -145,16 +143,7 @@ class RLModule(pl.LightningModule):
 
     def _evaluate(self, eval_envs) -> None:
         """Rank 0 plays the greedy episodes (``eval_envs``; None on other ranks); every rank records the result."""
-        result = None
-        if eval_envs is not None:
-            returns = evaluate(eval_envs, self.net, self.cfg["seed"] + EVAL_SEED_OFFSET + len(self.evals), self.device)
-            result = {
-                "env_steps": self.env_steps,
-                "wall_seconds": time.monotonic() - self.started,  # training time so far, evaluations included
-                "return_mean": float(returns.mean()),
-                "return_std": float(returns.std()),
-            }
-        result = from_rank_zero(self, result)
+        result = from_rank_zero(self, None if eval_envs is None else evaluation(self, eval_envs))
         self.evals.append(result)
         self._write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
         if self._trainer is not None:  # callbacks with an on_eval hook (best.ckpt) see the weights just evaluated
@@ -174,17 +163,7 @@ class RLModule(pl.LightningModule):
         return self.env_steps / max(1e-9, time.monotonic() - self.started)
 
     def _log_train_row(self) -> None:
-        """One row of ``train/*`` means over the updates since the last row, and the run's state now."""
-        metrics = {f"train/{k}": v for k, v in self.interval.pop().items()}
-        metrics["train/updates"] = self.updates
-        metrics["train/lr"] = self.trainer.optimizers[0].param_groups[0]["lr"]
-        if hasattr(self.explore, "epsilon"):
-            metrics["train/epsilon"] = self.explore.epsilon(self.env_steps)
-        if self.collector is not None and self.collector.recent_returns:
-            metrics["train/episode_return"] = float(np.mean(self.collector.recent_returns))
-            metrics["train/episode_length"] = float(np.mean(self.collector.recent_lengths))
-        metrics["time/steps_per_s"] = self.steps_per_second()
-        self._write(metrics)
+        self._write(train_row(self))
 
     def _write(self, metrics: dict[str, float]) -> None:
         """Every metric is logged against env steps."""

@@ -22,7 +22,8 @@ import rlfw
 from rlfw.checkpoint import Checkpoints
 from rlfw.errors import ConfigError
 from rlfw.loggers import finish_loggers, make_loggers
-from rlfw.module import EVAL_SEED_OFFSET, RLModule
+from rlfw.evaluate import EVAL_SEED_OFFSET
+from rlfw.module import RLModule
 from rlfw.preflight import Job
 from rlfw.video import record
 from rlfw.cores import cores

@@ -72,8 +72,7 @@ def test_gradient_clipping_and_per_part_lr_through_config(tmp_path):
 
 
 def test_best_ckpt_holds_the_weights_of_the_best_eval(tmp_path):
-    from rlfw.evaluate import evaluate
-    from rlfw.module import EVAL_SEED_OFFSET
+    from rlfw.evaluate import EVAL_SEED_OFFSET, evaluate
 
     overrides = ("algo=ppo", "total_env_steps=6144", "eval.every=1024", "eval.episodes=4", "stop_when_solved=false")
     summary = run(tmp_path, *overrides)
