@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +22,20 @@ class Run:
     summary: dict[str, Any]  # summary.json
     config: dict[str, Any]  # resolved.yaml, flattened to dotted keys
 
+    @cached_property
+    def overrides(self) -> dict[str, str]:
+        """The command line's ``key=value`` overrides of this run, as typed."""
+        return dict(o.lstrip("+~").split("=", 1) for o in self.summary.get("overrides", []) if "=" in o)
+
     def value(self, key: str) -> Any:
         """``key`` as the command line names it: an override (``replay.n_step``, ``network/head``), a
         group choice (``algo``), or any key of the resolved config."""
-        overrides = dict(o.lstrip("+~").split("=", 1) for o in self.summary.get("overrides", []) if "=" in o)
-        if key in overrides:
-            return overrides[key]
+        if key in self.overrides:
+            return self.overrides[key]
         choices = self.summary.get("choices") or {}
         if key in choices:
             return choices[key]
         return self.config.get(key, self.config.get(f"{key.replace('/', '.')}.name"))
-
-    def overridden(self) -> set[str]:
-        return {o.lstrip("+~").split("=", 1)[0] for o in self.summary.get("overrides", []) if "=" in o}
 
 
 def find_runs(paths: list[str]) -> list[Run]:
@@ -76,7 +78,7 @@ def variant_keys(runs: list[Run]) -> list[str]:
     def differing(keys: set[str]) -> list[str]:
         return sorted(k for k in keys - set(POOLED) if len({repr(r.value(k)) for r in runs}) > 1)
 
-    keys = differing(set().union(*(r.overridden() for r in runs)))
+    keys = differing(set().union(*(r.overrides.keys() for r in runs)))
     if not keys:
         keys = differing(set().union(*(r.config.keys() for r in runs)))
     return keys
