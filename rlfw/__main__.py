@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import hydra
@@ -10,6 +11,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from rlfw.config_path import config_dir
+from rlfw.errors import NonFiniteError, Stopped
 from rlfw.preflight import prepare
 from rlfw.report import CONFIG_ERRORS, fail
 from rlfw.run_dir import register_resolvers
@@ -19,14 +21,23 @@ training = False  # set once a job starts training: errors before that are the c
 
 @hydra.main(version_base="1.3", config_path=config_dir(), config_name="config")
 def run(cfg: DictConfig) -> float:
-    """Train one job; return the final greedy-eval return (what a sweeper optimises)."""
+    """Train one job; return the final greedy-eval return (what a sweeper optimises). A run stopped
+    by a signal ends in one line on how to resume it (exit code 128 + the signal's number), one
+    stopped by a non-finite value in one line naming it (exit code 1)."""
     global training
     hydra_cfg = HydraConfig.get()
     job = prepare(cfg, hydra_cfg)  # checked once already, before Hydra created the run folder
     from rlfw.train import train  # imports Lightning (seconds)
 
     training = True
-    return train(job, Path(hydra_cfg.runtime.output_dir))["eval_return_mean"]
+    try:
+        return train(job, Path(hydra_cfg.runtime.output_dir))["eval_return_mean"]
+    except Stopped as stop:  # exits here, not through Hydra, which would add a line of its own
+        print(f"rlfw: {stop}", file=sys.stderr)
+        sys.exit(stop.code)
+    except NonFiniteError as err:
+        print(f"rlfw: {err}", file=sys.stderr)
+        sys.exit(1)
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ from collections import deque
 import numpy as np
 import torch
 
+from rlfw.env.snapshot import NotRestorable, restore, snapshot
 from rlfw.explore.outputs import Outputs
 
 
@@ -50,6 +51,34 @@ class Collector:
         self.obs = torch.as_tensor(next_obs)
         self.env_steps += self.num_envs * self.world
         self._track_episodes(reward, terminated | truncated)
+
+    def state_dict(self) -> dict:
+        """The envs (``None`` when they cannot be restored, and ``envs_unsaved`` says why), the
+        observation the next step acts on, and the episode statistics."""
+        try:
+            envs, unsaved = snapshot(self.envs), None
+        except NotRestorable as why:
+            envs, unsaved = None, str(why)
+        return {
+            "envs": envs, "envs_unsaved": unsaved, "obs": self.obs, "env_steps": self.env_steps,
+            "episode_return": torch.from_numpy(self.episode_return.copy()),
+            "episode_length": torch.from_numpy(self.episode_length.copy()),
+            "recent_returns": list(self.recent_returns), "recent_lengths": list(self.recent_lengths),
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continues where ``state`` was taken; envs that were not saved keep the episodes they were
+        reset to (the replay ends its last stored episodes: ``end_episodes``)."""
+        self.env_steps = state["env_steps"]
+        self.recent_returns.extend(state["recent_returns"])
+        self.recent_lengths.extend(state["recent_lengths"])
+        if state["envs"] is None:
+            self.replay.end_episodes()
+            return
+        restore(self.envs, state["envs"])
+        self.obs = state["obs"]
+        self.episode_return = state["episode_return"].numpy().copy()
+        self.episode_length = state["episode_length"].numpy().copy()
 
     def _track_episodes(self, reward: np.ndarray, done: np.ndarray) -> None:
         self.episode_return += reward

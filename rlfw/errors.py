@@ -13,3 +13,15 @@ def require(condition: bool, key: str, value, allowed: str) -> None:
     """Raise ``ConfigError`` as ``key=value: allowed`` unless ``condition`` holds."""
     if not condition:
         raise ConfigError(f"{key}={value!r}: {allowed}")
+
+
+class Stopped(Exception):
+    """A run stopped by a signal after writing its checkpoint; the message says how to resume it."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code  # 128 + the signal's number, the shell's convention (Ctrl-C: 130)
+
+
+class NonFiniteError(RuntimeError):
+    """A non-finite loss term, gradient or parameter (``rlfw.nonfinite``); the message is one line."""

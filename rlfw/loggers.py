@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import lightning.pytorch as pl
+from lightning.pytorch.loggers.csv_logs import ExperimentWriter
 
 from rlfw.preflight import Job
+
+
+class ContinuedWriter(ExperimentWriter):
+    """Lightning's metrics.csv writer, except that it appends to a metrics.csv already in the run
+    folder instead of deleting it: a resumed run's (``rlfw.resume.keep_metric_rows`` cut it to the
+    checkpoint's rows). A new run never starts in a folder holding one (``rlfw.preflight``)."""
+
+    def _check_log_dir_exists(self) -> None:
+        if self._fs.isfile(self.metrics_file_path):
+            with open(self.metrics_file_path, newline="") as file:
+                self.metrics_keys = next(csv.reader(file), [])
 
 
 def make_loggers(job: Job, run_dir: Path) -> list[pl.loggers.Logger]:
     """``logger`` holds one key per added logger (``rlfw.schema.Logger``); the CSV logger comes first."""
     chosen = job.cfg["logger"]
-    loggers: list[pl.loggers.Logger] = [pl.loggers.CSVLogger(run_dir, name="", version="")]
+    metrics = pl.loggers.CSVLogger(run_dir, name="", version="")
+    metrics._experiment = ContinuedWriter(metrics.log_dir)  # what its `experiment` property would make, appending
+    loggers: list[pl.loggers.Logger] = [metrics]
     if "tensorboard" in chosen:
         loggers.append(pl.loggers.TensorBoardLogger(run_dir, name="tensorboard", version="", default_hp_metric=False))
     if "wandb" in chosen:

@@ -36,9 +36,12 @@ class IntervalMean:
 
 def train_row(module: Any) -> dict[str, float]:
     """One row of ``train/*`` means over the updates since the last row (``module.interval``), and
-    the run's state now: updates, learning rate, epsilon, recent training episodes, steps/s."""
+    the run's state now: updates (and skipped ones), learning rate, epsilon, recent training
+    episodes, steps/s."""
     row = {f"train/{k}": v for k, v in module.interval.pop().items()}
     row["train/updates"] = module.updates
+    if module.cfg["on_nonfinite"] == "skip":
+        row["train/nonfinite_skips"] = module.nonfinite_skips
     row["train/lr"] = module.trainer.optimizers[0].param_groups[0]["lr"]
     if hasattr(module.explore, "epsilon"):
         row["train/epsilon"] = module.explore.epsilon(module.env_steps)

@@ -1,7 +1,7 @@
 """``RLModule``: the one LightningModule every algorithm runs in.
 
-The train dataloader is the experience stream (``experience``): it steps the envs with the live
-policy until the replay strategy is ready, then yields its batches. ``training_step`` pulls one batch,
+The train dataloader is the experience stream (``rlfw/experience.py``): it steps the envs with the
+live policy until the replay strategy is ready, then yields its batches. ``training_step`` pulls one batch,
 runs the loss head and returns the sum of its ``loss_*`` terms; Lightning does backward, gradient
 clipping, accumulation and the optimizer step; the target rule follows each optimizer step.
 """
@@ -20,10 +20,11 @@ from torch.utils.data import DataLoader, IterableDataset
 from rlfw.batch import Batch, to_device
 from rlfw.build import Parts, build_parts
 from rlfw.collector import Collector
-from rlfw.evaluate import evaluation
+from rlfw.experience import experience
 from rlfw.metrics import IntervalMean, train_row
-from rlfw.progress import Progress
-from rlfw.ranks import env_seed, from_rank_zero, rank_and_world
+from rlfw.ranks import rank_and_world
+from rlfw.resume import Resume
+from rlfw.stopping import StopSignals
 
 log = logging.getLogger("rlfw")
 
@@ -33,11 +34,11 @@ class _Stream(IterableDataset):
         self.module = module
 
     def __iter__(self) -> Iterator[Batch]:
-        return self.module.experience()
+        return experience(self.module)
 
 
 class RLModule(pl.LightningModule):
-    def __init__(self, cfg: dict[str, Any], parts: Parts | None = None):
+    def __init__(self, cfg: dict[str, Any], parts: Parts | None = None, resume: Resume | None = None):
         super().__init__()
         self.cfg = cfg
         parts = parts or build_parts(cfg)
@@ -48,10 +49,16 @@ class RLModule(pl.LightningModule):
         self.total_env_steps = cfg["total_env_steps"]
         self.env_steps = 0
         self.updates = 0
+        self.next_eval = cfg["eval"]["every"]  # env steps
         self.evals: list[dict[str, float]] = []  # {"env_steps", "wall_seconds", "return_mean", "return_std"} per evaluation
         self.solved = False
         self.collector: Collector | None = None
         self.interval = IntervalMean()  # train terms since the last metrics row
+        self.metric_rows = 0  # rows logged
+        self.nonfinite_skips = 0  # updates skipped for a non-finite loss or gradient (on_nonfinite=skip)
+        self.skip_update = False  # set by rlfw.nonfinite for the update under way
+        self.resume = resume  # the checkpoint this run goes on from
+        self.stop = StopSignals()
         self.started = time.monotonic()  # reset when the stream starts: steps/s counts training only
 
     # -- Lightning hooks -------------------------------------------------------------------------
@@ -75,10 +82,15 @@ class RLModule(pl.LightningModule):
         batch = to_device(batch, self.device)  # replay storage stays on the CPU
         out = self.loss_fn(batch, self.net, self.target_net)
         loss = sum(v for k, v in out.items() if k.startswith("loss_"))
+        self.out, self.loss = out, loss  # rlfw.nonfinite checks them before the optimizer step
         self.replay.feedback(batch, out)
         if self.loggers:
             self.interval.add({"loss": loss, **{k: v for k, v in out.items() if v.ndim == 0 and k != "stop_epochs"}})
         return loss
+
+    def on_train_start(self) -> None:
+        if rank_and_world(self)[1] == 1:  # ddp ranks stop together only through Lightning's own handling
+            self.stop.install()
 
     def on_train_batch_end(self, outputs, batch, batch_idx: int) -> None:
         if self.interval.count >= self.cfg["log_every"]:  # after the optimizer step: the row counts it
@@ -95,77 +107,49 @@ class RLModule(pl.LightningModule):
     def optimizer_step(self, epoch: int, batch_idx: int, optimizer, optimizer_closure=None) -> None:
         super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
         optimizer.zero_grad()
+        if self.skip_update:  # rlfw.nonfinite dropped this update's gradients: the optimizer did nothing
+            self.skip_update = False
+            self.nonfinite_skips += 1
+            return
         self.updates += 1
         if self.target_net is not None:
             self.target_rule.step(self.net, self.target_net, self.updates)
 
     def on_train_end(self) -> None:
-        if self.loggers and self.interval.count:
+        self.stop.uninstall()
+        if self.loggers and self.interval.count and not self.stop_requested():
             self._log_train_row()  # the updates since the last full interval
 
-    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        checkpoint["rlfw"] = {"env_steps": self.env_steps, "updates": self.updates, "config": self.cfg}
-
-    # -- the experience stream -------------------------------------------------------------------
-    def experience(self) -> Iterator[Batch]:
-        cfg = self.cfg
-        rank, world = rank_and_world(self)
-        if world > 1:
-            torch.manual_seed(cfg["seed"] + rank)  # same initial weights, but each rank samples its own actions
-        envs = self.env.make(cfg["num_envs"])
-        eval_envs = self.env.make(cfg["eval"]["episodes"], evaluation=True) if rank == 0 else None
-        seed = env_seed(cfg["seed"], rank, cfg["num_envs"])
-        self.collector = c = Collector(envs, self.net, self.explore, self.replay, seed, self.device, world)
-        self.started = time.monotonic()
-        next_eval = cfg["eval"]["every"]
-        progress = Progress(self.total_env_steps, cfg["progress_every_s"])
-        try:
-            while c.env_steps < self.total_env_steps and not self.solved:
-                for _ in range(self.replay.collect_steps):
-                    if c.env_steps >= self.total_env_steps:
-                        break  # a partial rollout is never ready: the run ends without it
-                    c.step()
-                self.env_steps = c.env_steps
-                if self.replay.ready():
-                    yield from self.replay.batches(self.net)
-                if self.env_steps >= next_eval:
-                    self._evaluate(eval_envs)
-                    next_eval += cfg["eval"]["every"]
-                if rank == 0:
-                    progress.update(self)
-            if not self.evals or self.evals[-1]["env_steps"] != self.env_steps:
-                self._evaluate(eval_envs)  # the final evaluation, after the last update
-        finally:
-            progress.close()
-            envs.close()
-            if eval_envs is not None:
-                eval_envs.close()
-
-    def _evaluate(self, eval_envs) -> None:
-        """Rank 0 plays the greedy episodes (``eval_envs``; None on other ranks); every rank records the result."""
-        result = from_rank_zero(self, None if eval_envs is None else evaluation(self, eval_envs))
-        self.evals.append(result)
-        self._write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
-        if self._trainer is not None:  # callbacks with an on_eval hook (best.ckpt) see the weights just evaluated
+    # -- the experience stream (rlfw/experience.py) and its safe points --------------------------
+    def safe_point(self) -> bool:
+        """Between update phases: checkpoint callbacks save when due; True when a stop signal asked
+        the run to end here (they have saved then)."""
+        stopping = self.stop_requested()
+        if self._trainer is not None:
             for callback in self.trainer.callbacks:
-                if hasattr(callback, "on_eval"):
-                    callback.on_eval(self.trainer, self, result)
-        for logger in self.loggers:
-            logger.save()  # metrics reach the disk at every evaluation, not only at the end
-        solved_at = self.env.spec.solved_return
-        if self.cfg["stop_when_solved"] and solved_at is not None and result["return_mean"] >= solved_at:
-            self.solved = True
-            if eval_envs is not None:
-                log.info("solved: greedy eval return %.1f >= %.1f at %d env steps", result["return_mean"], solved_at, self.env_steps)
+                if hasattr(callback, "on_safe_point"):
+                    callback.on_safe_point(self.trainer, self, stopping)
+        return stopping
+
+    def stop_requested(self) -> bool:
+        return self.stop.received is not None
 
     # -- logging ---------------------------------------------------------------------------------
     def steps_per_second(self) -> float:
         return self.env_steps / max(1e-9, time.monotonic() - self.started)
 
-    def _log_train_row(self) -> None:
-        self._write(train_row(self))
+    def resume_clock(self, wall_seconds: float) -> None:
+        """Training time so far is ``wall_seconds`` (0 when a run starts; a checkpoint's on resume)."""
+        self.started = time.monotonic() - wall_seconds
 
-    def _write(self, metrics: dict[str, float]) -> None:
-        """Every metric is logged against env steps."""
+    def wall_seconds(self) -> float:
+        return time.monotonic() - self.started
+
+    def _log_train_row(self) -> None:
+        self.write(train_row(self))
+
+    def write(self, metrics: dict[str, float]) -> None:
+        """One metric row, against env steps; checkpoints count the rows (``metric_rows``)."""
         for logger in self.loggers:
             logger.log_metrics(metrics, step=self.env_steps)
+        self.metric_rows += 1

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hydra import compose, initialize_config_dir
+from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
 from hydra.types import RunMode
@@ -24,6 +25,7 @@ from rlfw.config_path import config_dir
 from rlfw.errors import ConfigError
 from rlfw.launchers import split_cores, workers
 from rlfw.report import CONFIG_ERRORS, fail
+from rlfw.resume import Resume, prepare_resume
 
 BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
 
@@ -36,6 +38,7 @@ class Job:
     overrides: list[str]  # the command line's overrides of this job
     dropped: list[str]  # warnings for keys a tuned file set for a sibling option
     sweep: str | None = None  # a multirun's sweep folder name
+    resume: Resume | None = None  # the checkpoint a resumed run goes on from (resume=...)
 
 
 def prepare(config: DictConfig, hydra_cfg: DictConfig) -> Job:
@@ -52,7 +55,32 @@ def prepare(config: DictConfig, hydra_cfg: DictConfig) -> Job:
             " command line again, which would run the whole sweep again: start each ddp run on its own"
         )
     cfg = split_cores(cfg, workers(hydra_cfg) * (cfg["trainer"]["devices"] if ddp else 1))
-    return Job(cfg, build_parts(cfg), choices, overrides, dropped, sweep)
+    parts = build_parts(cfg)
+    return Job(cfg, parts, choices, overrides, dropped, sweep, check_folder(cfg, run_folder(hydra_cfg), ddp))
+
+
+def run_folder(hydra_cfg: DictConfig) -> Path | None:
+    """The job's run folder: Hydra's output dir once the job runs, ``hydra.run.dir`` before a single
+    run starts; None for a sweep's jobs before they run (their folders are new)."""
+    if not OmegaConf.is_missing(hydra_cfg.runtime, "output_dir"):
+        return Path(hydra_cfg.runtime.output_dir)
+    return None if hydra_cfg.get("mode") == RunMode.MULTIRUN else Path(hydra_cfg.run.dir)
+
+
+def check_folder(cfg: dict[str, Any], run_dir: Path | None, ddp: bool) -> Resume | None:
+    """A resumed run's checkpoint, checked; a new run never starts in a folder that holds one."""
+    if run_dir is None:
+        return None
+    if cfg["resume"] is None:
+        if (run_dir / "metrics.csv").exists() or (run_dir / "checkpoints").exists():
+            raise ConfigError(
+                f"hydra.run.dir={run_dir} already holds a run (metrics.csv, checkpoints/); continue it with"
+                " resume=auto, or train into another folder"
+            )
+        return None
+    if ddp:
+        raise ConfigError("resume: not with trainer.strategy=ddp (each rank's envs and replay would need files of their own)")
+    return prepare_resume(cfg["resume"], run_dir, cfg)
 
 
 def resolve(config: DictConfig) -> dict[str, Any]:
@@ -99,6 +127,7 @@ def name_jobs_by_what_varies(config: DictConfig, parsed: list) -> None:
 
 class Preflight(Callback):
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        HydraConfig.instance().set_config(config)  # hydra.run.dir names the folder from ${hydra:...}: set it now
         try:
             check_job(config)
         except CONFIG_ERRORS as err:

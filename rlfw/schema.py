@@ -32,7 +32,9 @@ class Run:
     eval: dict
     log_every: int
     progress_every_s: float
-    checkpoint_every: int | None
+    checkpoint: dict
+    resume: str | None
+    on_nonfinite: Literal["stop", "skip"]
     threads: int | None
     trainer: dict
     logger: dict
@@ -52,8 +54,7 @@ class Run:
         require(0 <= self.gamma <= 1, "gamma", self.gamma, "a discount in [0, 1]")
         require(self.log_every >= 1, "log_every", self.log_every, "updates between metric rows, >= 1")
         require(self.progress_every_s > 0, "progress_every_s", self.progress_every_s, "seconds, > 0")
-        every = self.checkpoint_every
-        require(every is None or every >= 1, "checkpoint_every", every, "null or env steps >= 1")
+        require(self.resume is None or self.resume == "auto" or self.resume.endswith(".ckpt"), "resume", self.resume, "null, auto (the run in hydra.run.dir) or the path of a .ckpt file")
         available, threads = cores(), self.threads
         require(threads is None or 1 <= threads <= available, "threads", threads, f"torch CPU threads, 1 to this machine's {available} cores, or null: all")
 
@@ -67,6 +68,18 @@ class Eval:
     def __post_init__(self):
         require(self.every >= 1, "eval.every", self.every, "env steps between evaluations, >= 1")
         require(1 <= self.episodes <= MAX_ENVS, "eval.episodes", self.episodes, f"episodes run side by side, 1 to {MAX_ENVS}")
+
+
+@dataclass
+class Checkpoint:
+    every: int | None
+    every_s: float | None
+    keep: int
+
+    def __post_init__(self):
+        require(self.every is None or self.every >= 1, "checkpoint.every", self.every, "null or env steps >= 1")
+        require(self.every_s is None or self.every_s > 0, "checkpoint.every_s", self.every_s, "null or seconds > 0")
+        require(self.keep >= 1, "checkpoint.keep", self.keep, "checkpoints kept, >= 1")
 
 
 @dataclass
@@ -142,4 +155,4 @@ class Trainer:
 
 
 # The run's own nodes by config path ("" is the top level); option groups are checked by their classes.
-NODES = {"": Run, "eval": Eval, "network": Network, "logger": Logger, "trainer": Trainer}
+NODES = {"": Run, "eval": Eval, "checkpoint": Checkpoint, "network": Network, "logger": Logger, "trainer": Trainer}

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import platform
+import shlex
 import subprocess
-import time
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -19,12 +20,14 @@ from lightning.fabric.utilities.exceptions import MisconfigurationException
 from omegaconf import OmegaConf
 
 import rlfw
-from rlfw.checkpoint import Checkpoints
-from rlfw.errors import ConfigError
+from rlfw.checkpoint import LAST, Checkpoints
+from rlfw.errors import ConfigError, Stopped
 from rlfw.loggers import finish_loggers, make_loggers
 from rlfw.evaluate import EVAL_SEED_OFFSET
 from rlfw.module import RLModule
+from rlfw.nonfinite import NonFiniteGuard
 from rlfw.preflight import Job
+from rlfw.resume import keep_metric_rows
 from rlfw.video import record
 from rlfw.cores import cores
 
@@ -33,7 +36,6 @@ log = logging.getLogger("rlfw")
 QUIET_WARNINGS = (
     r".*LeafSpec.*",  # torch 2.13 + Lightning: one FutureWarning per batch
     r".*`dataloader_iter`.*",  # we pull batches ourselves, on purpose (see RLModule.training_step)
-    r".*exists and is not empty.*",  # the CSV logger writes metrics.csv into Hydra's run folder
     r".*does not have many workers.*",  # the env stream must run in the main process
 )
 
@@ -60,8 +62,21 @@ def check_trainer(cfg: dict[str, Any]) -> None:
 
 
 def make_trainer(cfg: dict[str, Any], run_dir: Path, loggers: list[pl.loggers.Logger]) -> pl.Trainer:
-    checkpoints = Checkpoints(run_dir / "checkpoints", cfg["checkpoint_every"])
-    return pl.Trainer(**RUN_CONTROL, logger=loggers, callbacks=[checkpoints], default_root_dir=run_dir, **cfg["trainer"])
+    checkpoints = Checkpoints(run_dir / "checkpoints", **cfg["checkpoint"])
+    callbacks = [NonFiniteGuard(cfg["on_nonfinite"], checkpoints), checkpoints]  # parameters checked before a save
+    return pl.Trainer(**RUN_CONTROL, logger=loggers, callbacks=callbacks, default_root_dir=run_dir, **cfg["trainer"])
+
+
+def stopped(job: Job, module: RLModule, run_dir: Path) -> Stopped:
+    """The line a stopped run ends with: where its checkpoint is and the command that resumes it."""
+    keep = [o for o in job.overrides if not o.startswith("resume=")]
+    command = shlex.join([Path(sys.executable).name, "-m", "rlfw", *keep, "resume=auto", f"hydra.run.dir={run_dir}"])
+    signal = module.stop.received
+    return Stopped(
+        f"stopped by {signal.name} at {module.env_steps:,} env steps; checkpoint: {run_dir / 'checkpoints' / LAST};"
+        f" resume with: {command}",
+        128 + signal.value,
+    )
 
 
 def _git(*args: str) -> str | None:
@@ -88,15 +103,18 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
     torch.set_num_threads(cfg["threads"] or cores())
     quiet_lightning()
-    module = RLModule(cfg, parts)
+    module = RLModule(cfg, parts, job.resume)
+    if job.resume is not None:
+        keep_metric_rows(job.resume, run_dir / "metrics.csv")
     loggers = make_loggers(job, run_dir)
     trainer = make_trainer(cfg, run_dir, loggers)
     log.info(
         "training %s on %s for %s env steps; outputs in %s", names["algo"], parts.env.spec.id, f"{cfg['total_env_steps']:,}", run_dir
     )
-    started = time.monotonic()
     trainer.fit(module)
-    wall = time.monotonic() - started
+    wall = module.wall_seconds()  # training (and evaluation) time, a resumed run's before it included
+    if module.stop_requested():
+        raise stopped(job, module, run_dir)
     if not trainer.is_global_zero:  # a ddp rank > 0: rank 0 writes the run's files
         return {"eval_return_mean": module.evals[-1]["return_mean"]}
     if cfg["eval"]["video"]:

@@ -77,6 +77,7 @@ def wandb_logger(job: Job, run_dir: Path) -> EnvStepsWandbLogger:
         tags=[f"algo={algo}", f"env={env}", f"seed={seed}", *options["tags"]],
         config={**cfg, "overrides": job.overrides, "choices": choices, "run_dir": str(run_dir.resolve())},
         mode=mode,  # as well: a process that already loaded wandb has read the environment
+        **({"id": job.resume.state["wandb_id"], "resume": "allow"} if job.resume and job.resume.state["wandb_id"] else {}),
         settings=wandb.Settings(quiet=True),  # rlfw prints the one line a user needs (how to sync)
     )
     run = logger.experiment  # starts the run now, not at the first metric

@@ -24,7 +24,7 @@ from __future__ import annotations
 import torch
 
 from rlfw.env.spec import EnvSpec
-from rlfw.replay.steps import StepStore
+from rlfw.replay.steps import StepStore, filled
 
 EXTRA_FRAMES = 16  # frame rings hold rows + rows // EXTRA_FRAMES (+ a stack) frames per env
 
@@ -83,6 +83,22 @@ class FrameStore(StepStore):
         if self.zero_padding and before.any():
             stack[before] = 0
         return stack
+
+    def state_dict(self) -> dict:
+        frames = None if self.frames is None else filled(self.frames, min(self.frame_rows, int(self.written.max())))
+        marks = {"written": self.written, "episode_first": self.episode_first, "episode_start": self.episode_start}
+        return {**super().state_dict(), "frames": frames, **{k: v.clone() for k, v in marks.items()}}
+
+    def load_state_dict(self, state: dict) -> None:
+        super().load_state_dict(state)
+        if state["frames"] is not None:
+            self.frames = torch.zeros((self.frame_rows, *state["frames"].shape[1:]), dtype=state["frames"].dtype)
+            self.frames[: len(state["frames"])] = state["frames"]
+        self.written, self.episode_first, self.episode_start = state["written"], state["episode_first"], state["episode_start"]
+
+    def end_episodes(self) -> None:
+        super().end_episodes()
+        self.episode_start[:] = True  # the next step's obs is a first observation
 
     def valid(self, t: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
         oldest = torch.maximum(self.data["obs_frame"][t, e] - self.stack + 1, self.data["first_frame"][t, e])

@@ -78,6 +78,15 @@ class PrioritizedReplay(UniformReplay):
         batch["index"] = index
         return batch
 
+    def state_dict(self) -> dict:
+        tree = {"tree": torch.from_numpy(self.tree.tree.copy()), "max_priority": self.max_priority, "env_steps": self.env_steps}
+        return {**super().state_dict(), **tree}
+
+    def load_state_dict(self, state: dict) -> None:
+        super().load_state_dict(state)
+        self.tree.tree[:] = state["tree"].numpy()
+        self.max_priority, self.env_steps = state["max_priority"], state["env_steps"]
+
     def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
         priority = (out["td_error"].detach().cpu().abs().double() + self.eps) ** self.alpha
         self.tree.set(batch.index, priority)

@@ -102,6 +102,18 @@ class Rollout:
                 if self.stop_epochs:
                     return
 
+    def state_dict(self) -> dict:
+        finals = [{"row": row, "envs": envs, "obs": obs} for row, envs, obs in self.finals]
+        return {"store": self.store.state_dict(), "finals": finals, "last_next_obs": self.last_next_obs, "stop_epochs": self.stop_epochs}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.store.load_state_dict(state["store"])
+        self.finals = [(f["row"], f["envs"], f["obs"]) for f in state["finals"]]
+        self.last_next_obs, self.stop_epochs = state["last_next_obs"], state["stop_epochs"]
+
+    def end_episodes(self) -> None:
+        self.store.end_episodes()
+
     def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
         """A loss may end this rollout's epochs early (PPO's target-KL stop)."""
         if "stop_epochs" in out:

@@ -11,6 +11,12 @@ import torch
 from rlfw.batch import Batch
 
 
+def filled(tensor: torch.Tensor, rows: int) -> torch.Tensor:
+    """The first ``rows`` rows, copied when that is not all of them: ``torch.save`` writes a view's
+    whole storage."""
+    return tensor if rows == len(tensor) else tensor[:rows].clone()
+
+
 class StepStore:
     def __init__(self, rows: int, num_envs: int):
         self.rows, self.num_envs = rows, num_envs
@@ -36,6 +42,22 @@ class StepStore:
     def valid(self, t: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
         """Which steps can be sampled: all of them here (``FrameStore`` may have overwritten frames)."""
         return torch.ones(len(t), dtype=torch.bool)
+
+    def state_dict(self) -> dict:
+        """The rows written so far (rows ``[0, size)``: the ring fills from row 0), in their own dtypes."""
+        return {"pos": self.pos, "size": self.size, "data": {k: filled(v, self.size) for k, v in self.data.items()}}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.pos, self.size = state["pos"], state["size"]
+        self.data = {k: torch.zeros((self.rows, *v.shape[1:]), dtype=v.dtype) for k, v in state["data"].items()}
+        for k, v in state["data"].items():
+            self.data[k][: len(v)] = v
+
+    def end_episodes(self) -> None:
+        """The envs restart (a resume that could not restore them): the last step of every env column
+        ends its episode, truncated, so no n-step window runs into the next episode."""
+        if self.size:
+            self.data["truncated"][(self.pos - 1) % self.rows] = True
 
     def oldest_row(self) -> int:
         return (self.pos - self.size) % self.rows

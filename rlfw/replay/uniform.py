@@ -97,3 +97,14 @@ class UniformReplay:
 
     def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
         pass
+
+    # A checkpoint keeps the replay's contents (``rlfw.checkpoint``), so a resumed run samples what
+    # the uninterrupted one would have.
+    def state_dict(self) -> dict:
+        return {"store": self.store.state_dict()}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.store.load_state_dict(state["store"])
+
+    def end_episodes(self) -> None:
+        self.store.end_episodes()
