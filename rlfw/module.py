@@ -34,7 +34,7 @@ class _Stream(IterableDataset):
         self.module = module
 
     def __iter__(self) -> Iterator[Batch]:
-        return experience(self.module)
+        return self.module.experience()
 
 
 class RLModule(pl.LightningModule):
@@ -116,11 +116,13 @@ class RLModule(pl.LightningModule):
             self.target_rule.step(self.net, self.target_net, self.updates)
 
     def on_train_end(self) -> None:
-        self.stop.uninstall()
         if self.loggers and self.interval.count and not self.stop_requested():
             self._log_train_row()  # the updates since the last full interval
 
     # -- the experience stream (rlfw/experience.py) and its safe points --------------------------
+    def experience(self) -> Iterator[Batch]:
+        return experience(self)
+
     def safe_point(self) -> bool:
         """Between update phases: checkpoint callbacks save when due; True when a stop signal asked
         the run to end here (they have saved then)."""

@@ -111,7 +111,10 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     log.info(
         "training %s on %s for %s env steps; outputs in %s", names["algo"], parts.env.spec.id, f"{cfg['total_env_steps']:,}", run_dir
     )
-    trainer.fit(module)
+    try:
+        trainer.fit(module)
+    finally:
+        module.stop.uninstall()  # the process's own handlers again, whatever ended the fit
     wall = module.wall_seconds()  # training (and evaluation) time, a resumed run's before it included
     if module.stop_requested():
         raise stopped(job, module, run_dir)

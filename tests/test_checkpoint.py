@@ -61,7 +61,7 @@ def broken(tmp_path: Path, finished: Path, how: str) -> Path:
     elif how == "foreign":
         torch.save({"model": torch.zeros(3)}, last)
     elif how == "pickled code":  # what weights_only refuses to run
-        last.write_bytes(pickle.dumps(print))
+        last.write_bytes(pickle.dumps(print, protocol=2))
     return last
 
 

@@ -20,10 +20,28 @@ import torch
 
 from rlfw.testing import run
 
-DQN = ("algo=dqn", "replay=prioritized", "replay.n_step=3", "total_env_steps=6000", "replay.learning_starts=500", "eval.every=1000")
-PPO = ("algo=ppo", "total_env_steps=12288", "eval.every=2048")
-PIXELS = ("algo=dqn", "env=catch", "total_env_steps=5000", "replay.learning_starts=500", "eval.every=1000")
+# Small runs (a smaller network than the tuned one, fewer updates), each with 3+ checkpoints and evaluations.
+DQN = (
+    "algo=dqn", "replay=prioritized", "replay.n_step=3", "network.encoder.hidden=[64,64]", "replay.updates=32",
+    "total_env_steps=3000", "replay.learning_starts=500", "eval.every=1000",
+)
+PPO = ("algo=ppo", "total_env_steps=8192", "eval.every=2048")
+PIXELS = ("algo=dqn", "env=catch", "total_env_steps=3000", "replay.learning_starts=500", "eval.every=1000")
 COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The run never stopped, for each config (made once per module)."""
+    made: dict[tuple, Path] = {}
+
+    def run_dir(overrides: tuple) -> Path:
+        if overrides not in made:
+            made[overrides] = tmp_path_factory.mktemp("whole")
+            run(made[overrides], *overrides)
+        return made[overrides]
+
+    return run_dir
 
 
 def metric_rows(run_dir: Path) -> list[dict]:
@@ -63,9 +81,8 @@ def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
 
 
 @pytest.mark.parametrize("args", [DQN, PPO, PIXELS], ids=["dqn-prioritized-nstep", "ppo", "pixels-catch"])
-def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path):
+def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
     overrides = (*args, *COMMON)
-    run(tmp_path / "whole", *overrides)
     killed = tmp_path / "killed"
     process = start(killed, *overrides)
     wait_for_checkpoints(process, killed, 2)
@@ -74,12 +91,11 @@ def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path):
     process.wait()
     assert not (killed / "summary.json").exists(), "the run finished before it was killed: nothing was tested"
     run(killed, *overrides, "resume=auto")
-    assert_same_run(killed, tmp_path / "whole")
+    assert_same_run(killed, uninterrupted(overrides))
 
 
-def test_sigterm_checkpoints_and_the_resume_it_prints_ends_as_the_uninterrupted_run(tmp_path):
+def test_sigterm_checkpoints_and_the_resume_it_prints_ends_as_the_uninterrupted_run(tmp_path, uninterrupted):
     overrides = (*DQN, *COMMON)
-    run(tmp_path / "whole", *overrides)
     stopped = tmp_path / "stopped"
     process = start(stopped, *overrides)
     wait_for_checkpoints(process, stopped, 1)
@@ -92,7 +108,7 @@ def test_sigterm_checkpoints_and_the_resume_it_prints_ends_as_the_uninterrupted_
     assert command[:3] == [Path(sys.executable).name, "-m", "rlfw"] and "resume=auto" in command
     resumed = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, env=os.environ)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
-    assert_same_run(stopped, tmp_path / "whole")
+    assert_same_run(stopped, uninterrupted(overrides))
 
 
 def test_ctrl_c_stops_within_seconds_with_a_checkpoint(tmp_path):
