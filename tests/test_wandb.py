@@ -103,3 +103,15 @@ def test_the_mode_never_waits_on_the_network(monkeypatch, tmp_path, no_account):
     assert wandb_run.choose_mode("disabled") == "disabled"
     monkeypatch.setenv("WANDB_MODE", "offline")
     assert wandb_run.choose_mode("online") == "offline"  # the environment wins
+
+
+def test_a_resumed_run_goes_on_in_the_same_wandb_run(tmp_path):
+    run_dir = tmp_path / "run"
+    for steps, resume in (("1024", ()), ("2048", ("resume=auto",))):  # a finished run, extended
+        result = run_cli(
+            "logger=wandb", f"total_env_steps={steps}", "eval.every=1024", *resume, f"hydra.run.dir={run_dir}",
+            cwd=tmp_path, env=without_account(tmp_path),
+        )
+        assert result.returncode == 0, result.stderr
+    files = sorted((run_dir / "wandb").glob("offline-run-*/run-*.wandb"))
+    assert len(files) == 2 and files[0].name == files[1].name  # run-<id>.wandb: the same run id twice
