@@ -45,7 +45,11 @@ class Checkpoints(pl.Callback):
         self.saved_env_steps, self.saved_time = 0, time.monotonic()
 
     def on_train_start(self, trainer: pl.Trainer, module) -> None:
-        self.saved_env_steps, self.saved_time = module.env_steps, time.monotonic()
+        """The intervals count from the run's start, or from the checkpoint a resumed run goes on from
+        (restored later, in the experience stream: ``module.env_steps`` is still 0 here)."""
+        run = module.resume.state["run"] if module.resume is not None else None
+        self.saved_env_steps, self.saved_time = (run["env_steps"] if run else 0), time.monotonic()
+        self.saved_at = (run["env_steps"], len(run["evals"])) if run else None
 
     def due(self, module) -> bool:
         by_steps = self.every is not None and module.env_steps >= self.saved_env_steps + self.every

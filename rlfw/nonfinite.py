@@ -39,10 +39,8 @@ class NonFiniteGuard(pl.Callback):
         self.mode, self.checkpoints = mode, checkpoints
 
     def on_before_optimizer_step(self, trainer: pl.Trainer, module, optimizer) -> None:
-        terms = {k: v for k, v in module.out.items() if k.startswith("loss_")}
-        problem = None
-        if not torch.isfinite(module.loss):  # their sum: finite exactly when every term is
-            problem = first_nonfinite(terms) or "the loss"
+        if not torch.isfinite(module.loss):  # the terms' sum: finite exactly when every term is
+            problem = first_nonfinite({k: v for k, v in module.out.items() if k.startswith("loss_")}) or "the loss"
         else:
             problem = first_nonfinite({f"gradient of {n}": p.grad for n, p in module.net.named_parameters() if p.grad is not None})
         if problem is None:
