@@ -69,7 +69,7 @@ def test_cfg_job_prints_the_composed_config_without_training(tmp_path):
     result = run_cli("algo=dqn", "env=acrobot", "--cfg", "job", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "id: Acrobot-v1" in result.stdout and "name: dqn" in result.stdout
-    assert "batch_size: 128" in result.stdout  # from conf/tuned/dqn_acrobot.yaml
+    assert "batch_size: 256" in result.stdout  # from conf/tuned/dqn_acrobot.yaml
     assert not (tmp_path / "outputs").exists()
 
 
