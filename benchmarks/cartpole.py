@@ -4,10 +4,10 @@
 
 Both sides run the same protocol, each run in its own process with one torch thread, one at a time:
 train with each side's CartPole-v1 defaults (SB3: RL Zoo's hyperparameters; rlfw: its shipped
-conf/tuned/, which say where they differ from RL Zoo's), evaluate the greedy policy every 5,000 env steps on 10 episodes (a 10-env vector on both
-sides), stop once the mean return reaches 475 or the budget (100k env steps) runs out. Wall seconds
-are measured inside the process around training (imports excluded). Prints each run, then medians
-and the ratio rlfw / SB3 (below 1: rlfw is faster).
+conf/tuned/, which say where they differ from RL Zoo's), evaluate the greedy policy every 5,000 env
+steps on 10 episodes (a 10-env vector on both sides), stop once the mean return reaches 475 or the
+budget (100k env steps) runs out. Wall seconds are measured inside the process around training
+(imports excluded). Prints each run, then medians and the ratio rlfw / SB3 (below 1: rlfw is faster).
 """
 
 from __future__ import annotations

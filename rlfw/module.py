@@ -66,7 +66,7 @@ class RLModule(pl.LightningModule):
         return DataLoader(_Stream(self), batch_size=None, num_workers=0)
 
     def configure_optimizers(self):
-        optimizer = self.optim.build(self.net)
+        optimizer = self.optim.build(self.net, mixed_precision=str(self.trainer.precision).endswith("-mixed"))
         if not self.optim.anneal_lr:
             return optimizer
         # Linear decay to 0 over the run's env steps (SB3's lin_<lr>, CleanRL's anneal_lr).

@@ -61,6 +61,13 @@ def test_checkpoint_holds_networks_target_optimizer_and_counters(tmp_path):
     assert not list((tmp_path / "checkpoints").glob("*.partial"))
 
 
+def test_mixed_precision_trains_with_gradient_clipping(tmp_path):
+    """bf16-mixed on CPU: Lightning refuses to clip gradients for an optimizer that unscales them in
+    its own step (fused Adam), so rlfw's Adam falls back to foreach there."""
+    summary = run(tmp_path, "algo=dqn", "trainer.precision=bf16-mixed", "trainer.gradient_clip_val=1.0", "total_env_steps=1500", "eval.every=1500")
+    assert summary["updates"] > 0 and summary["env_steps"] == 1500
+
+
 def test_tensorboard_logger_writes_events(tmp_path):
     run(tmp_path, "logger=tensorboard", "total_env_steps=512", "eval.every=512")
     assert list((tmp_path / "tensorboard").glob("events.out.tfevents.*"))

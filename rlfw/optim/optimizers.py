@@ -29,8 +29,9 @@ def _check_ranges(key: str, values: dict[str, Any]) -> None:
 class _Optim:
     torch_class: type[torch.optim.Optimizer]
     # foreach: one kernel per step for all tensors (torch only defaults to it on CUDA); fused (Adam):
-    # one kernel per tensor that does the whole update, on CPU and CUDA.
-    kernels: dict[str, bool] = {"foreach": True}
+    # one kernel per tensor that does the whole update, on CPU and CUDA. Under mixed precision the
+    # fused kernel unscales gradients inside its step, so Lightning could not clip them: foreach then.
+    fused: bool = False
 
     def __init__(self, lr: float, anneal_lr: bool, groups: dict | None, **kwargs: Any):
         require(lr > 0, "optim.lr", lr, "must be > 0")
@@ -41,14 +42,15 @@ class _Optim:
             require(isinstance(options, dict), key, options, "expected a mapping such as {lr: 0.001}")
             _check_ranges(key, check_values(type(self), options, key, {"anneal_lr", "groups"}))
 
-    def build(self, net: nn.Module) -> torch.optim.Optimizer:
-        return self.torch_class(param_groups(net, self.groups), lr=self.lr, **self.kernels, **self.kwargs)
+    def build(self, net: nn.Module, mixed_precision: bool = False) -> torch.optim.Optimizer:
+        kernel = {"fused": True} if self.fused and not mixed_precision else {"foreach": True}
+        return self.torch_class(param_groups(net, self.groups), lr=self.lr, **kernel, **self.kwargs)
 
 
 @register("optim", "adam")
 class Adam(_Optim):
     torch_class = torch.optim.Adam
-    kernels = {"fused": True}  # 0.5 ms less per update than foreach for a 64x64 MLP on a 2-core CPU
+    fused = True  # 0.5 ms less per update than foreach for a 64x64 MLP on a 2-core CPU
 
     def __init__(self, lr: float = 3e-4, eps: float = 1e-8, weight_decay: float = 0.0, anneal_lr: bool = False, groups: dict | None = None):
         super().__init__(lr, anneal_lr, groups, eps=eps, weight_decay=weight_decay)

@@ -33,3 +33,12 @@ def test_unknown_part_lists_the_parts():
     optim = build("optim", {"name": "adam", "groups": {"trunk": {"lr": 1e-3}}}, "optim")
     with pytest.raises(ConfigError, match="optim.groups.trunk: not a part of this network; parts: encoder, actor, critic"):
         optim.build(net)
+
+
+def test_adam_uses_the_fused_kernel_except_under_mixed_precision():
+    net = build_network(NET, spec())
+    adam = build("optim", {"name": "adam"}, "optim")
+    assert adam.build(net).defaults["fused"] is True
+    mixed = adam.build(net, mixed_precision=True).defaults  # Lightning cannot clip before a fused step unscales
+    assert not mixed["fused"] and mixed["foreach"] is True
+    assert build("optim", {"name": "rmsprop"}, "optim").build(net).defaults["foreach"] is True
