@@ -131,7 +131,8 @@ class Trainer:
     devices: int
     strategy: Literal["auto", "ddp"]
     num_nodes: int
-    precision: Literal["32-true", "bf16-mixed", "bf16-true", "16-mixed", "16-true", "64-true", 16, 32, 64] | None
+    # Mixed precision only: "-true" 16/64-bit would cast the networks but not the observations.
+    precision: Literal["32-true", "bf16-mixed", "16-mixed", 16, 32] | None
     gradient_clip_val: float | None
     gradient_clip_algorithm: Literal["norm", "value"] | None
     accumulate_grad_batches: int
