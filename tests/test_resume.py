@@ -20,9 +20,9 @@ import torch
 
 from rlfw.testing import run
 
-# Small runs (a smaller network than the tuned one, fewer updates), each with 3+ checkpoints and evaluations.
+# Small runs (a smaller network than the tuned one), each with 3+ checkpoints and evaluations.
 DQN = (
-    "algo=dqn", "replay=prioritized", "replay.n_step=3", "network.encoder.hidden=[64,64]", "replay.updates=32",
+    "algo=dqn", "replay=prioritized", "replay.n_step=3", "network.encoder.hidden=[64,64]",
     "total_env_steps=3000", "replay.learning_starts=500", "eval.every=1000",
 )
 PPO = ("algo=ppo", "total_env_steps=8192", "eval.every=2048")
