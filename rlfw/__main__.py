@@ -21,7 +21,8 @@ training = False  # set once a job starts training: errors before that are the c
 
 @hydra.main(version_base="1.3", config_path=config_dir(), config_name="config")
 def run(cfg: DictConfig) -> float:
-    """Train one job; return the final greedy-eval return (what a sweeper optimises). A run stopped
+    """Train one job; return what a sweeper optimises: the final greedy-eval return, or with
+    ``objective=mean_eval`` the mean over all the run's greedy evals. A run stopped
     by a signal ends in one line on how to resume it (exit code 128 + the signal's number), one
     stopped by a non-finite value in one line naming it (exit code 1)."""
     global training
@@ -31,7 +32,8 @@ def run(cfg: DictConfig) -> float:
 
     training = True
     try:
-        return train(job, Path(hydra_cfg.runtime.output_dir))["eval_return_mean"]
+        summary = train(job, Path(hydra_cfg.runtime.output_dir))
+        return summary["eval_return_mean" if cfg.objective == "final_eval" else "mean_eval_return"]
     except Stopped as stop:  # exits here, not through Hydra, which would add a line of its own
         print(f"rlfw: {stop}", file=sys.stderr)
         sys.exit(stop.code)

@@ -21,7 +21,7 @@ from rlfw.run_state import FORMAT
 
 # Keys a resumed run may change: how long it runs, how it evaluates, logs and checkpoints, its threads.
 # Any other difference (algo, env, network sizes, seed, ...) would make a different run.
-MAY_CHANGE = ("total_env_steps", "stop_when_solved", "eval", "log_every", "progress_every_s", "checkpoint", "threads", "logger", "resume", "on_nonfinite")
+MAY_CHANGE = ("total_env_steps", "stop_when_solved", "objective", "eval", "log_every", "progress_every_s", "checkpoint", "threads", "logger", "resume", "on_nonfinite")
 MAY_CHANGE_TRAINER = ("accelerator", "profiler", "detect_anomaly")
 
 

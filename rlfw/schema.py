@@ -29,6 +29,7 @@ class Run:
     num_envs: int
     gamma: float
     stop_when_solved: bool
+    objective: Literal["final_eval", "mean_eval"]
     eval: dict
     log_every: int
     progress_every_s: float

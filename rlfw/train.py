@@ -118,8 +118,9 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     wall = module.wall_seconds()  # training (and evaluation) time, a resumed run's before it included
     if module.stop_requested():
         raise stopped(job, module, run_dir)
+    returns = [e["return_mean"] for e in module.evals]
     if not trainer.is_global_zero:  # a ddp rank > 0: rank 0 writes the run's files
-        return {"eval_return_mean": module.evals[-1]["return_mean"]}
+        return {"eval_return_mean": returns[-1], "mean_eval_return": sum(returns) / len(returns)}
     if cfg["eval"]["video"]:
         video = record(parts.env, module.net, run_dir / "eval.mp4", cfg["seed"] + EVAL_SEED_OFFSET, module.device)
         log.info("video of one greedy evaluation episode: %s", video)
@@ -133,7 +134,8 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         "solved_return": parts.env.spec.solved_return,
         "eval_return_mean": final["return_mean"],
         "eval_return_std": final["return_std"],
-        "best_eval_return_mean": max(e["return_mean"] for e in module.evals),
+        "best_eval_return_mean": max(returns),
+        "mean_eval_return": sum(returns) / len(returns),  # over all the run's evals (objective=mean_eval)
         "solved": module.solved,
         "env_steps": module.env_steps,
         "updates": module.updates,
