@@ -28,7 +28,7 @@ OUT_OF_RANGE = [
     "threads=0", "threads=1000000000000000000", "gamma=1.5", "gamma=-0.1", "log_every=0", "progress_every_s=0",
     "checkpoint.every=0", "eval.every=0", "eval.episodes=0", "eval.episodes=100000", "trainer.devices=2",
     "trainer.devices=0", "trainer.accumulate_grad_batches=0", "trainer.gradient_clip_val=-1", "trainer.precision=8", "trainer.precision=bf16-true",
-    "trainer.accelerator=tpu", "trainer.profiler=fancy", "optim.lr=0", "optim.lr=-1", "optim.eps=-1",
+    "trainer.accelerator=tpu", "trainer.profiler=fancy", "objective=best", "optim.lr=0", "optim.lr=-1", "optim.eps=-1",
     "optim.weight_decay=-0.1", "+optim.groups.actor.lr=-1", "+optim.groups.critic.eps=-1",
     "replay.num_steps=0", "replay.epochs=0", "replay.minibatches=0", "replay.minibatches=3", "replay.minibatches=512",
     "replay.gae_lambda=1.5", "replay.num_steps=100000", "loss.clip=0", "loss.clip_value=-1", "loss.target_kl=0",

@@ -94,6 +94,19 @@ def test_an_optuna_search_maximises_the_final_eval_return(tmp_path):
     assert all(len(p.name) <= 150 for p in tmp_path.iterdir())  # trial folders: what varies, cut to a length
 
 
+def test_an_optuna_search_can_maximise_the_mean_over_a_runs_evals(tmp_path):
+    result = run_cli(
+        "-m", "search=dqn_cartpole", "hydra.sweeper.n_trials=2", "total_env_steps=1024", "eval.every=512",
+        f"hydra.sweep.dir={tmp_path}", cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    summaries = [json.loads(p.read_text()) for p in tmp_path.glob("*/summary.json")]
+    means = [s["mean_eval_return"] for s in summaries]
+    assert all(m == sum(e["return_mean"] for e in s["evals"]) / 2 for m, s in zip(means, summaries))  # evals at 512 and 1024
+    best = yaml.safe_load((tmp_path / "optimization_results.yaml").read_text())
+    assert len(means) == 2 and best["best_value"] == max(means) and set(best["best_params"]) >= {"optim.lr", "target.period"}
+
+
 def test_a_ray_sweep_runs_on_a_local_ray_it_starts(tmp_path):
     env = os.environ | {"HOME": str(tmp_path / "home")}  # Ray writes ~/.ray
     result = run_cli(
