@@ -39,7 +39,7 @@ OUT_OF_RANGE = [
     "algo=dqn replay.collect_steps=0", "algo=dqn replay.updates=0", "algo=dqn explore.start=1.5",
     "algo=dqn explore.end=-0.1", "algo=dqn explore.decay_steps=-1", "algo=dqn target.period=0",
     "algo=dqn loss.td_loss=l1", "algo=dqn loss.clip_delta=0", "algo=dqn target=polyak target.tau=0",
-    "algo=dqn target=polyak target.tau=1.5", "algo=dqn replay=prioritized replay.alpha=-1",
+    "algo=dqn target=polyak target.tau=1.5", "algo=dqn target.tau=0", "algo=dqn replay=prioritized replay.alpha=-1",
     "algo=dqn replay=prioritized replay.beta=2", "algo=dqn replay=prioritized replay.eps=0",
     "algo=a2c optim.alpha=2", "env=gym env.id=NoSuch-v0", "env=gym env.id=CartPole-v9", "env=gym env.id=nosuchmodule:Foo-v0",
     "env=gym env.imports=[nosuchmodule]", "env=gym env.id=CartPole-v1 +env.kwargs.nosuchkwarg=1", "env=gym",

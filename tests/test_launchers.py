@@ -104,7 +104,8 @@ def test_an_optuna_search_can_maximise_the_mean_over_a_runs_evals(tmp_path):
     means = [s["mean_eval_return"] for s in summaries]
     assert all(m == sum(e["return_mean"] for e in s["evals"]) / 2 for m, s in zip(means, summaries))  # evals at 512 and 1024
     best = yaml.safe_load((tmp_path / "optimization_results.yaml").read_text())
-    assert len(means) == 2 and best["best_value"] == max(means) and set(best["best_params"]) >= {"optim.lr", "target.period"}
+    assert len(means) == 2 and best["best_value"] == max(means) and set(best["best_params"]) >= {"optim.lr", "target.tau"}
+    assert sorted(s["seed"] for s in summaries) == [0, 1]  # each trial a new seed: its trial number
 
 
 def test_a_ray_sweep_runs_on_a_local_ray_it_starts(tmp_path):

@@ -9,6 +9,14 @@ from rlfw.errors import require
 from rlfw.registry import register
 
 
+@torch.no_grad()
+def blend(online: nn.Module, target: nn.Module, tau: float) -> None:
+    """Move the target's parameters a ``tau`` fraction of the way to the online network's."""
+    torch._foreach_lerp_(list(target.parameters()), list(online.parameters()), tau)
+    for target_buffer, online_buffer in zip(target.buffers(), online.buffers()):
+        target_buffer.copy_(online_buffer)  # running statistics are copied, not averaged
+
+
 @register("target", "polyak")
 class PolyakUpdate:
     uses_target = True
@@ -17,8 +25,5 @@ class PolyakUpdate:
         require(0.0 < tau <= 1.0, "target.tau", tau, "must be in (0, 1]")
         self.tau = tau
 
-    @torch.no_grad()
     def step(self, online: nn.Module, target: nn.Module, update: int) -> None:
-        torch._foreach_lerp_(list(target.parameters()), list(online.parameters()), self.tau)
-        for target_buffer, online_buffer in zip(target.buffers(), online.buffers()):
-            target_buffer.copy_(online_buffer)  # running statistics are copied, not averaged
+        blend(online, target, self.tau)

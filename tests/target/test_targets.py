@@ -46,3 +46,15 @@ def test_hard_copies_only_every_period():
     torch.testing.assert_close(state(target)["0.weight"], before["0.weight"])
     rule.step(online, target, 3)
     torch.testing.assert_close(state(target)["0.weight"], online.state_dict()["0.weight"])
+
+
+def test_hard_with_tau_below_one_blends_every_period_like_polyak():
+    online, target = pair()
+    polyak_target, before = copy.deepcopy(target), state(target)
+    rule = HardUpdate(period=2, tau=0.1)
+    rule.step(online, target, 1)
+    torch.testing.assert_close(state(target)["0.weight"], before["0.weight"])  # not yet
+    rule.step(online, target, 2)
+    PolyakUpdate(tau=0.1).step(online, polyak_target, 1)
+    for k, v in state(polyak_target).items():
+        torch.testing.assert_close(state(target)[k], v)
