@@ -17,7 +17,7 @@ class HardUpdate:
 
     def __init__(self, period: int = 1000, tau: float = 1.0):
         require(period >= 1, "target.period", period, "must be >= 1 (optimizer updates)")
-        require(0.0 < tau <= 1.0, "target.tau", tau, "must be in (0, 1]: 1 copies")
+        require(0.0 < tau <= 1.0, "target.tau", tau, "must be in (0, 1] (1: a copy)")
         self.period, self.tau = period, tau
 
     def step(self, online: nn.Module, target: nn.Module, update: int) -> None:
