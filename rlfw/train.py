@@ -119,8 +119,9 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     if module.stop_requested():
         raise stopped(job, module, run_dir)
     returns = [e["return_mean"] for e in module.evals]
+    mean_return = sum(returns) / len(returns)  # over all the run's evals (objective=mean_eval)
     if not trainer.is_global_zero:  # a ddp rank > 0: rank 0 writes the run's files
-        return {"eval_return_mean": returns[-1], "mean_eval_return": sum(returns) / len(returns)}
+        return {"eval_return_mean": returns[-1], "mean_eval_return": mean_return}
     if cfg["eval"]["video"]:
         video = record(parts.env, module.net, run_dir / "eval.mp4", cfg["seed"] + EVAL_SEED_OFFSET, module.device)
         log.info("video of one greedy evaluation episode: %s", video)
@@ -135,7 +136,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         "eval_return_mean": final["return_mean"],
         "eval_return_std": final["return_std"],
         "best_eval_return_mean": max(returns),
-        "mean_eval_return": sum(returns) / len(returns),  # over all the run's evals (objective=mean_eval)
+        "mean_eval_return": mean_return,
         "solved": module.solved,
         "env_steps": module.env_steps,
         "updates": module.updates,
