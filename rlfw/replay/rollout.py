@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import torch
 
-from rlfw.batch import Batch
+from rlfw.batch import Batch, to_device
 from rlfw.errors import require
 from rlfw.registry import register
 from rlfw.replay.gae import gae
@@ -88,7 +88,9 @@ class Rollout:
             obs=d["obs"], action=d["action"], logp=d["logp"], value=d["value"],
             advantage=advantage, returns=advantage + d["value"],
         )
-        data = Batch({k: v.flatten(0, 1) for k, v in data.items()})
+        # One transfer of the whole rollout, not one per minibatch: on a GPU the minibatches are
+        # gathered there (a no-op on the CPU).
+        data = to_device(Batch({k: v.flatten(0, 1) for k, v in data.items()}), device)
         self.store.size = 0  # the next rollout overwrites this one
         self.stop_epochs = False
         size = len(data.action) // self.minibatches
