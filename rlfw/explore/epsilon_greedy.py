@@ -30,5 +30,5 @@ class EpsilonGreedy:
         explore = torch.rand(outputs.rows) < self.epsilon(env_step)
         if explore.all():  # no sub-env acts greedily: Q is never computed
             return random, {}
-        greedy = outputs["q"].argmax(dim=1)
+        greedy = outputs["q"].argmax(dim=1).cpu()  # the random draws stay on the CPU's generator (one stream on any device)
         return torch.where(explore, random, greedy), {}
