@@ -21,12 +21,19 @@ samples them.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from rlfw.env.spec import EnvSpec
 from rlfw.replay.steps import StepStore, filled
 
 EXTRA_FRAMES = 16  # frame rings hold rows + rows // EXTRA_FRAMES (+ a stack) frames per env
+
+
+def lazy_zeros(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+    """Zeros that the kernel fills page by page on first write (numpy allocates them with calloc).
+    ``torch.zeros`` writes every byte up front: 8.6 s for a 1M-transition Pong replay on this CPU."""
+    return torch.from_numpy(np.zeros(shape, dtype=torch.empty(0, dtype=dtype).numpy().dtype))
 
 
 def frame_rows(rows: int, stack: int) -> int:
@@ -55,7 +62,7 @@ class FrameStore(StepStore):
         step = dict(step)
         obs, next_obs = step.pop("obs"), step.pop("next_obs")
         if self.frames is None:
-            self.frames = torch.zeros((self.frame_rows, self.num_envs, *obs.shape[2:]), dtype=obs.dtype)
+            self.frames = lazy_zeros((self.frame_rows, self.num_envs, *obs.shape[2:]), obs.dtype)
         start = self.episode_start
         if start.any():  # a first observation: its newest frame opens the episode
             self._write(obs[start, -1], self.columns[start])
@@ -79,7 +86,9 @@ class FrameStore(StepStore):
     def _stack(self, newest: torch.Tensor, first: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
         index = newest[:, None] - self.stack + 1 + torch.arange(self.stack)  # [B, S], oldest first
         before = index < first[:, None]  # frames from before the episode: padding
-        stack = self.frames[torch.maximum(index, first[:, None]) % self.frame_rows, e[:, None]]
+        rows = (torch.maximum(index, first[:, None]) % self.frame_rows) * self.num_envs + e[:, None]
+        flat = self.frames.view(-1, *self.frames.shape[2:])  # [frame_rows * num_envs, *frame]
+        stack = flat.index_select(0, rows.flatten()).view(*index.shape, *flat.shape[1:])  # 2x faster than frames[rows, e]
         if self.zero_padding and before.any():
             stack[before] = 0
         return stack
@@ -92,7 +101,7 @@ class FrameStore(StepStore):
     def load_state_dict(self, state: dict) -> None:
         super().load_state_dict(state)
         if state["frames"] is not None:
-            self.frames = torch.zeros((self.frame_rows, *state["frames"].shape[1:]), dtype=state["frames"].dtype)
+            self.frames = lazy_zeros((self.frame_rows, *state["frames"].shape[1:]), state["frames"].dtype)
             self.frames[: len(state["frames"])] = state["frames"]
         self.written, self.episode_first, self.episode_start = state["written"], state["episode_first"], state["episode_start"]
 

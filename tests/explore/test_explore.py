@@ -5,6 +5,7 @@ from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.explore.greedy import Greedy
 from rlfw.explore.outputs import Outputs
 from rlfw.explore.sample import Sample
+from rlfw.network.head.actor_critic import policy
 
 
 def test_epsilon_decays_linearly_then_stays():
@@ -48,3 +49,14 @@ def test_sample_records_logp_and_value():
     assert abs(action.float().mean() - 0.1) < 0.02
     torch.testing.assert_close(extras["logp"], logits.gather(1, action[:, None]).squeeze(1))
     assert extras["value"].shape == (10_000,)
+
+
+def test_sample_draws_what_the_categorical_policy_draws():
+    logits = torch.randn(64, 6) * 3
+    torch.manual_seed(5)
+    action, extras = Sample().act({"logits": logits, "value": torch.zeros(64)}, 0)
+    torch.manual_seed(5)
+    dist = policy({"logits": logits})
+    expected = dist.sample()
+    assert torch.equal(action, expected)
+    assert torch.equal(extras["logp"], dist.log_prob(expected))
