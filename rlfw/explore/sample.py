@@ -14,7 +14,7 @@ class Sample:
 
     def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
         # What policy(outputs).sample() and .log_prob() compute, draw for draw, without building the
-        # distribution: 0.26 ms -> 0.11 ms a vector step on this CPU, 4% of the collector's time on Pong.
+        # distribution: 0.26 ms -> 0.11 ms a vector step on this CPU, about 3% of a Pong collector step.
         log_pi = outputs["logits"] - outputs["logits"].logsumexp(-1, keepdim=True)
         action = torch.multinomial(log_pi.softmax(-1), 1, True).squeeze(-1)
         return action, {"logp": log_pi.gather(-1, action[:, None]).squeeze(-1), "value": outputs["value"]}
