@@ -77,7 +77,6 @@ def collector_rate(policy: str) -> dict:
     started = time.perf_counter()
     for _ in range(2000):
         collector.step()
-    collector.flush()
     return {"steps_per_s": collector.env_steps / (time.perf_counter() - started)}
 
 

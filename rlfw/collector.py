@@ -24,51 +24,36 @@ class Collector:
         self.episode_length = np.zeros(self.num_envs, dtype=np.int64)
         self.recent_returns: deque[float] = deque(maxlen=20)
         self.recent_lengths: deque[int] = deque(maxlen=20)
-        self.pending: tuple[dict, np.ndarray, np.ndarray] | None = None  # the last step, until flush stores it
 
     def step(self) -> None:
-        """One vector step: act, step the envs, keep the transitions. They reach the replay during the
-        next step, while the envs run (ale-py's envs step on their own threads between ``send`` and
-        ``recv``): call ``flush`` before reading the replay."""
+        """One vector step: act, step the envs, store the transitions."""
         with torch.inference_mode():
             obs = self.obs
             out = Outputs(lambda: self.net(obs.to(self.device)), self.num_envs, self.num_actions)
             action, extras = self.explore.act(out, self.env_steps)
         action = action.cpu()
-        if hasattr(self.envs, "send"):
-            self.envs.send(action.numpy())
-            self.flush()
-            next_obs, reward, terminated, truncated, info = self.envs.recv()
-        else:
-            self.flush()
-            next_obs, reward, terminated, truncated, info = self.envs.step(action.numpy())
+        next_obs, reward, terminated, truncated, info = self.envs.step(action.numpy())
         final, done = next_obs, terminated | truncated
         if done.any():  # an episode ended: its true last observation is in info
             final = next_obs.copy()
             final[done] = np.stack(info["final_obs"][done])
-        step = {
-            "obs": self.obs,
-            "action": action,
-            "reward": torch.as_tensor(reward, dtype=torch.float32),
-            "next_obs": torch.as_tensor(final),
-            "terminated": torch.as_tensor(terminated),
-            "truncated": torch.as_tensor(truncated),
-            **{k: v.cpu() for k, v in extras.items()},
-        }
-        self.pending = (step, reward, done)
+        self.replay.add(
+            {
+                "obs": self.obs,
+                "action": action,
+                "reward": torch.as_tensor(reward, dtype=torch.float32),
+                "next_obs": torch.as_tensor(final),
+                "terminated": torch.as_tensor(terminated),
+                "truncated": torch.as_tensor(truncated),
+                **{k: v.cpu() for k, v in extras.items()},
+            }
+        )
         self.obs = torch.as_tensor(next_obs)
         self.env_steps += self.num_envs * self.world
-
-    def flush(self) -> None:
-        """Stores the last step's transitions and counts its episodes (nothing when already done)."""
-        if self.pending is not None:
-            step, reward, done = self.pending
-            self.pending = None
-            self.replay.add(step)
-            self._track_episodes(reward, done)
+        self._track_episodes(reward, terminated | truncated)
 
     def state_dict(self) -> dict:
-        """(After ``flush``.) The envs (``None`` when they cannot be restored, and ``envs_unsaved`` says why), the
+        """The envs (``None`` when they cannot be restored, and ``envs_unsaved`` says why), the
         observation the next step acts on, and the episode statistics."""
         try:
             envs, unsaved = snapshot(self.envs), None

@@ -57,7 +57,6 @@ def experience(module) -> Iterator[Batch]:
                 if c.env_steps >= module.total_env_steps:
                     break  # a partial rollout is never ready: the run ends without it
                 c.step()
-            c.flush()
             module.env_steps = c.env_steps
             if module.replay.ready():
                 yield from module.replay.batches(module.net)

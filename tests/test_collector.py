@@ -32,7 +32,6 @@ def test_atari_envs_cannot_be_saved_so_a_resume_starts_new_episodes_and_ends_the
     collector = Collector(env.make(2), None, explore, replay, 0, torch.device("cpu"))
     for _ in range(120):
         collector.step()
-    collector.flush()
     state = through_a_file(collector.state_dict())
     assert state["envs"] is None and state["envs_unsaved"]  # why, in words: the warning a resume logs
     saved = through_a_file(replay.state_dict())
@@ -47,7 +46,6 @@ def test_atari_envs_cannot_be_saved_so_a_resume_starts_new_episodes_and_ends_the
     assert store.data["truncated"][store.pos - 1].all() and store.episode_start.all()
     for _ in range(10):  # the new episodes' stacks start from their own first frame
         resumed.step()
-    resumed.flush()
     batch = store.n_step(torch.tensor([store.pos - 10] * 2), torch.arange(2), 3, 0.99)
     if env.spec.stack_padding == "zeros":
         assert (batch.obs[:, :3] == 0).all()

@@ -31,7 +31,6 @@ def collect(envs, stores, steps: int, actions: int = 2) -> None:
     collector = Collector(envs, lambda obs: {"obs": obs}, RandomActions(actions), Both(*stores), 0, torch.device("cpu"))
     for _ in range(steps):
         collector.step()
-    collector.flush()
     envs.close()
 
 

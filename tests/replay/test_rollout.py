@@ -78,7 +78,6 @@ def test_bootstraps_from_the_critic_on_every_next_obs():
     collector = Collector(parts.env.make(8), parts.net, parts.explore, Both(naive, parts.replay), 0, torch.device("cpu"))
     for _ in range(64):
         collector.step()
-    collector.flush()
     d = naive.data
     assert int(d["terminated"].sum()) > 10 and int(d["truncated"].sum()) > 10  # many episode ends of both kinds
     with torch.no_grad():
