@@ -13,8 +13,11 @@ class Sample:
     extras = frozenset({"logp", "value"})
 
     def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
-        # What policy(outputs).sample() and .log_prob() compute, draw for draw, without building the
-        # distribution: 0.26 ms -> 0.11 ms a vector step on this CPU, about 3% of a Pong collector step.
-        log_pi = outputs["logits"] - outputs["logits"].logsumexp(-1, keepdim=True)
-        action = torch.multinomial(log_pi.softmax(-1), 1, True).squeeze(-1)
+        # Inverse-CDF sampling: a ~ pi is the first action whose cumulative probability exceeds
+        # u ~ U[0, total). The distribution policy(outputs).sample() draws from, in a few tiny ops:
+        # 0.19 ms -> 0.13 ms a vector step of 8 envs on this 2-core CPU (torch.multinomial alone took 0.1 ms).
+        log_pi = outputs["logits"].log_softmax(-1)
+        cdf = log_pi.exp().cumsum(-1)
+        u = torch.rand(len(cdf), 1, device=cdf.device) * cdf[:, -1:]  # scaled by the float total: never past the last action
+        action = (cdf <= u).sum(-1)
         return action, {"logp": log_pi.gather(-1, action[:, None]).squeeze(-1), "value": outputs["value"]}

@@ -51,12 +51,25 @@ def test_sample_records_logp_and_value():
     assert extras["value"].shape == (10_000,)
 
 
-def test_sample_draws_what_the_categorical_policy_draws():
-    logits = torch.randn(64, 6) * 3
+def test_sample_draws_from_the_categorical_policy():
+    logits = torch.tensor([[1.5, -0.3, 0.0, 2.2, -1.0, 0.4]]).repeat(200_000, 1)
     torch.manual_seed(5)
-    action, extras = Sample().act({"logits": logits, "value": torch.zeros(64)}, 0)
-    torch.manual_seed(5)
+    action, extras = Sample().act({"logits": logits, "value": torch.zeros(len(logits))}, 0)
     dist = policy({"logits": logits})
-    expected = dist.sample()
-    assert torch.equal(action, expected)
-    assert torch.equal(extras["logp"], dist.log_prob(expected))
+    frequency = torch.bincount(action, minlength=6) / len(action)
+    p = dist.probs[0]
+    assert torch.all((frequency - p).abs() < 5 * (p * (1 - p) / len(action)).sqrt())  # 5 standard errors
+    torch.testing.assert_close(extras["logp"], dist.log_prob(action))
+
+
+def test_sample_never_draws_an_impossible_action(monkeypatch):
+    """Even at u just below 1: these probabilities sum to 1 - 2**-24 in float32, so an unscaled u
+    would fall past the last possible action."""
+    inf = float("inf")
+    logits = torch.tensor([[-2.85, 0.7, -1.1, -inf], [-inf, 1.0, -inf, -inf]])
+    monkeypatch.setattr(torch, "rand", lambda *shape, device=None: torch.full(shape, 1 - 2**-24))
+    action, _ = Sample().act({"logits": logits, "value": torch.zeros(2)}, 0)
+    assert action.tolist() == [2, 1]
+    monkeypatch.setattr(torch, "rand", lambda *shape, device=None: torch.zeros(shape))
+    action, _ = Sample().act({"logits": logits, "value": torch.zeros(2)}, 0)
+    assert action.tolist() == [0, 1]

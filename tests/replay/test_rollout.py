@@ -70,7 +70,7 @@ def test_bootstraps_from_the_critic_on_every_next_obs():
     from tests.helpers import Both
 
     cfg = config(
-        "algo=ppo", "env=gym", "env.id=CartPole-v1", "+env.kwargs.max_episode_steps=12",  # truncations bootstrap
+        "algo=ppo", "env=gym", "env.id=CartPole-v1", "+env.kwargs.max_episode_steps=16",  # truncations bootstrap
         "replay.num_steps=64", "replay.epochs=1", "replay.minibatches=1", "replay.normalize_advantage=false",
     )
     parts = build_parts(cfg)
@@ -79,7 +79,7 @@ def test_bootstraps_from_the_critic_on_every_next_obs():
     for _ in range(64):
         collector.step()
     d = naive.data
-    assert int(d["terminated"].sum()) > 10 and int(d["truncated"].sum()) > 10  # many episode ends of both kinds
+    assert int(d["terminated"].sum()) >= 5 and int(d["truncated"].sum()) >= 5  # episode ends of both kinds (about 12 and 20)
     with torch.no_grad():
         next_value = parts.net(d["next_obs"].flatten(0, 1))["value"].view(64, 8)
     advantage = gae(d["reward"], d["value"], next_value, d["terminated"], d["truncated"], cfg["gamma"], cfg["replay"]["gae_lambda"])
