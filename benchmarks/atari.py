@@ -3,8 +3,9 @@
     pip install -e ".[bench]" && python benchmarks/atari.py [--parts envs ppo dqn memory] [--repeats 3] [--epsilons 1.0 0.01]
 
 Every measurement runs in a fresh child process, one at a time, with each side's defaults for
-threads (rlfw: its Atari defaults; SB3: torch's, every core). Prints each repeat, then medians and
-ratios. Run it on a quiet machine: other busy processes skew every figure here.
+threads (rlfw: its Atari defaults; SB3: torch's, every core). The runs of a part take turns, repeat
+by repeat. Prints each repeat, then medians and ratios. Run it on a quiet machine: other busy
+processes skew every figure here.
 
 - envs: agent steps/s with 8 envs and random actions, for each rlfw backend (env only), and rlfw's
   collector (act, step, store into the PPO rollout) with a free policy and with the real network;
@@ -166,12 +167,15 @@ CHILDREN = {
 
 
 # -- the parent -----------------------------------------------------------------------------------
-def median_of(part: str, args: list[str], repeats: int, label: str) -> float:
-    values = []
+def medians_of(runs: list[tuple[str, list[str], str]], repeats: int) -> list[float]:
+    """Each run's median over ``repeats``, taken round-robin (run 1, run 2, ..., run 1, ...) so that a
+    drift in the machine's speed (this VM's drifts by 10% over minutes) falls on every run alike."""
+    values: list[list[float]] = [[] for _ in runs]
     for i in range(repeats):
-        values.append(child(part, *args)["steps_per_s"])
-        print(f"  {label:34} repeat {i + 1}: {values[-1]:8.0f} steps/s", flush=True)
-    return statistics.median(values)
+        for (part, args, label), rates in zip(runs, values):
+            rates.append(child(part, *args)["steps_per_s"])
+            print(f"  {label:34} repeat {i + 1}: {rates[-1]:8.0f} steps/s", flush=True)
+    return [statistics.median(rates) for rates in values]
 
 
 def main() -> None:
@@ -187,8 +191,10 @@ def main() -> None:
     r = args.repeats
     if "envs" in args.parts:
         print(f"Env and collection rates, Pong, {ENVS} envs (agent steps/s, median of {r}):")
-        ale, gymnasium = median_of("env", ["ale"], r, "ale backend, env only"), median_of("env", ["gymnasium"], r, "gymnasium backend, env only")
-        free, real = median_of("collector", ["free"], r, "collector, free policy (ale)"), median_of("collector", ["real"], r, "collector, Nature CNN acting (ale)")
+        ale, gymnasium, free, real = medians_of([
+            ("env", ["ale"], "ale backend, env only"), ("env", ["gymnasium"], "gymnasium backend, env only"),
+            ("collector", ["free"], "collector, free policy (ale)"), ("collector", ["real"], "collector, Nature CNN acting (ale)"),
+        ], r)
         print(f"envs: ale {ale:.0f}, gymnasium {gymnasium:.0f} (ale / gymnasium {ale / gymnasium:.2f}); collector with a free policy"
               f" {free:.0f} ({free / ale:.0%} of ale's env-only rate), with the Nature CNN acting {real:.0f}\n", flush=True)
     runs = [["ppo"]] if "ppo" in args.parts else []
@@ -196,7 +202,7 @@ def main() -> None:
     for run in runs:
         what, steps = " ".join(run), PPO_STEPS if run[0] == "ppo" else DQN_STEPS
         print(f"{run[0].upper()} on Pong{', epsilon ' + run[1] if run[1:] else ''}, {steps:,} env steps, training env steps/s (median of {r}):")
-        ours, theirs = median_of("rlfw", run, r, f"rlfw {what}"), median_of("sb3", run, r, f"SB3 {what}")
+        ours, theirs = medians_of([("rlfw", run, f"rlfw {what}"), ("sb3", run, f"SB3 {what}")], r)
         print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}\n", flush=True)
     if "memory" in args.parts:
         ours, theirs = child("rlfw_memory"), child("sb3_memory")
