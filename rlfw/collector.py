@@ -41,7 +41,7 @@ class Collector:
             {
                 "obs": self.obs,
                 "action": action,
-                "reward": torch.as_tensor(reward, dtype=torch.float32),
+                "reward": torch.from_numpy(reward.astype(np.float32)),
                 "next_obs": torch.as_tensor(final),
                 "terminated": torch.as_tensor(terminated),
                 "truncated": torch.as_tensor(truncated),
@@ -50,7 +50,7 @@ class Collector:
         )
         self.obs = torch.as_tensor(next_obs)
         self.env_steps += self.num_envs * self.world
-        self._track_episodes(reward, terminated | truncated)
+        self._track_episodes(reward, done)
 
     def state_dict(self) -> dict:
         """The envs (``None`` when they cannot be restored, and ``envs_unsaved`` says why), the

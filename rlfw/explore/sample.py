@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from rlfw.registry import register
@@ -14,10 +15,15 @@ class Sample:
 
     def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
         # Inverse-CDF sampling: a ~ pi is the first action whose cumulative probability exceeds
-        # u ~ U[0, total). The distribution policy(outputs).sample() draws from, in a few tiny ops:
-        # 0.19 ms -> 0.13 ms a vector step of 8 envs on this 2-core CPU (torch.multinomial alone took 0.1 ms).
-        log_pi = outputs["logits"].log_softmax(-1)
-        cdf = log_pi.exp().cumsum(-1)
-        u = torch.rand(len(cdf), 1, device=cdf.device) * cdf[:, -1:]  # scaled by the float total: never past the last action
+        # u ~ U[0, total). The distribution policy(outputs).sample() draws from. In numpy, on the CPU
+        # the actions go to anyway: for a vector step's few rows torch's per-op overhead is the cost.
+        # Timed right after an 8-env Pong step on this 2-core CPU: 180 us, against 240 for the same
+        # ops in torch (and ale-py's step takes about 3 ms).
+        logits = outputs["logits"].float().cpu().numpy()
+        shifted = logits - logits.max(-1, keepdims=True)
+        cdf = np.exp(shifted).cumsum(-1)  # unnormalised: the total is cdf[:, -1]
+        u = torch.rand(len(cdf), 1).numpy() * cdf[:, -1:]  # torch's generator draws; scaled by the float total: never past the last action
         action = (cdf <= u).sum(-1)
-        return action, {"logp": log_pi.gather(-1, action[:, None]).squeeze(-1), "value": outputs["value"]}
+        log_pi = shifted - np.log(cdf[:, -1:])
+        logp = log_pi[np.arange(len(action)), action]
+        return torch.from_numpy(action), {"logp": torch.from_numpy(logp), "value": outputs["value"]}
