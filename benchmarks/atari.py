@@ -8,7 +8,8 @@ by repeat. Prints each repeat, then medians and ratios. Run it on a quiet machin
 processes skew every figure here.
 
 - envs: agent steps/s with 8 envs and random actions, for each rlfw backend (env only), and rlfw's
-  collector (act, step, store into the PPO rollout) with a free policy and with the real network;
+  collector (act, step, store into the PPO rollout) with a free policy and with the real network,
+  each against env-only steps on the same envs, taken in turns with it in the same process;
 - ppo: training env steps/s over the same env steps, rlfw's tuned PPO (conf/tuned/ppo_pong.yaml)
   against SB3 PPO with RL Zoo's Atari values and wrappers (make_atari_env, VecFrameStack 4, 8 envs);
 - dqn: the same for DQN (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
@@ -30,6 +31,7 @@ import time
 from pathlib import Path
 
 ENVS, PPO_STEPS, DQN_STEPS, DQN_STARTS, CAPACITY = 8, 16_384, 6_000, 1_000, 1_000_000
+COLLECTOR_STEPS, BLOCK = 2_000, 50  # vector steps
 
 
 def child(part: str, *args: str) -> dict:
@@ -60,7 +62,12 @@ def env_rate(backend: str) -> dict:
 
 
 def collector_rate(policy: str) -> dict:
+    """The collector's rate and, over the same envs in the same process, the env-only rate: blocks of
+    each take turns, so the host's speed drift (env-only runs in separate processes range from 2,100
+    to 3,500 steps/s within minutes here) falls on both alike. The env-only blocks move the envs on
+    under the collector, which then acts on an older observation: the same work, for timing."""
     import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets OMP_WAIT_POLICY before torch loads)
+    import numpy as np
     import torch
     from rlfw.build import build_parts
     from rlfw.collector import Collector
@@ -70,15 +77,25 @@ def collector_rate(policy: str) -> dict:
     cfg = composed("algo=ppo", "env=pong")
     parts = build_parts(cfg)
     torch.set_num_threads(cfg["threads"] or cores())
-    net = parts.net
+    net, n = parts.net, parts.env.spec.num_actions
     if policy == "free":  # what the collector itself costs: a policy that computes nothing
-        n = parts.env.spec.num_actions
-        net = lambda obs: {"logits": torch.zeros(len(obs), n), "value": torch.zeros(len(obs))}  # noqa: E731
-    collector = Collector(parts.env.make(ENVS), net, parts.explore, parts.replay, 0, torch.device("cpu"))
-    started = time.perf_counter()
-    for _ in range(2000):
-        collector.step()
-    return {"steps_per_s": collector.env_steps / (time.perf_counter() - started)}
+        outputs = {"logits": torch.zeros(ENVS, n), "value": torch.zeros(ENVS)}
+        net = lambda obs: outputs  # noqa: E731
+    envs = parts.env.make(ENVS)
+    collector = Collector(envs, net, parts.explore, parts.replay, 0, torch.device("cpu"))
+    actions = np.random.default_rng(0).integers(n, size=(BLOCK, ENVS))
+    env_time = collector_time = 0.0
+    for _ in range(COLLECTOR_STEPS // BLOCK):
+        started = time.perf_counter()
+        for a in actions:
+            envs.step(a)
+        env_time += time.perf_counter() - started
+        started = time.perf_counter()
+        for _ in range(BLOCK):
+            collector.step()
+        collector_time += time.perf_counter() - started
+    steps = COLLECTOR_STEPS * ENVS
+    return {"steps_per_s": steps / collector_time, "env_only_steps_per_s": steps / env_time, "of_env_only": env_time / collector_time}
 
 
 def rlfw_training(algo: str, epsilon: str | None = None) -> dict:
@@ -167,15 +184,16 @@ CHILDREN = {
 
 
 # -- the parent -----------------------------------------------------------------------------------
-def medians_of(runs: list[tuple[str, list[str], str]], repeats: int) -> list[float]:
-    """Each run's median over ``repeats``, taken round-robin (run 1, run 2, ..., run 1, ...) so that a
-    drift in the machine's speed (this VM's drifts by 10% over minutes) falls on every run alike."""
-    values: list[list[float]] = [[] for _ in runs]
+def medians_of(runs: list[tuple[str, list[str], str]], repeats: int) -> list[dict[str, float]]:
+    """Each run's medians over ``repeats`` (of every figure its child returns), taken round-robin (run 1,
+    run 2, ..., run 1, ...) so that a drift in the machine's speed falls on every run alike."""
+    results: list[list[dict]] = [[] for _ in runs]
     for i in range(repeats):
-        for (part, args, label), rates in zip(runs, values):
-            rates.append(child(part, *args)["steps_per_s"])
-            print(f"  {label:34} repeat {i + 1}: {rates[-1]:8.0f} steps/s", flush=True)
-    return [statistics.median(rates) for rates in values]
+        for (part, args, label), done in zip(runs, results):
+            done.append(child(part, *args))
+            extra = f" (env only in the same process {done[-1]['env_only_steps_per_s']:.0f}, ratio {done[-1]['of_env_only']:.2f})" if part == "collector" else ""
+            print(f"  {label:34} repeat {i + 1}: {done[-1]['steps_per_s']:8.0f} steps/s{extra}", flush=True)
+    return [{k: statistics.median(r[k] for r in done) for k in done[0]} for done in results]
 
 
 def main() -> None:
@@ -195,14 +213,17 @@ def main() -> None:
             ("env", ["ale"], "ale backend, env only"), ("env", ["gymnasium"], "gymnasium backend, env only"),
             ("collector", ["free"], "collector, free policy (ale)"), ("collector", ["real"], "collector, Nature CNN acting (ale)"),
         ], r)
-        print(f"envs: ale {ale:.0f}, gymnasium {gymnasium:.0f} (ale / gymnasium {ale / gymnasium:.2f}); collector with a free policy"
-              f" {free:.0f} ({free / ale:.0%} of ale's env-only rate), with the Nature CNN acting {real:.0f}\n", flush=True)
+        print(f"envs: ale {ale['steps_per_s']:.0f}, gymnasium {gymnasium['steps_per_s']:.0f} (ale / gymnasium"
+              f" {ale['steps_per_s'] / gymnasium['steps_per_s']:.2f}); collector with a free policy {free['steps_per_s']:.0f},"
+              f" {free['of_env_only']:.0%} of ale's env-only rate taken in turns with it ({free['steps_per_s'] / ale['steps_per_s']:.0%}"
+              f" of the separate env-only runs); with the Nature CNN acting {real['steps_per_s']:.0f}"
+              f" ({real['of_env_only']:.0%})\n", flush=True)
     runs = [["ppo"]] if "ppo" in args.parts else []
     runs += [["dqn", epsilon] for epsilon in args.epsilons] if "dqn" in args.parts else []
     for run in runs:
         what, steps = " ".join(run), PPO_STEPS if run[0] == "ppo" else DQN_STEPS
         print(f"{run[0].upper()} on Pong{', epsilon ' + run[1] if run[1:] else ''}, {steps:,} env steps, training env steps/s (median of {r}):")
-        ours, theirs = medians_of([("rlfw", run, f"rlfw {what}"), ("sb3", run, f"SB3 {what}")], r)
+        ours, theirs = (m["steps_per_s"] for m in medians_of([("rlfw", run, f"rlfw {what}"), ("sb3", run, f"SB3 {what}")], r))
         print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}\n", flush=True)
     if "memory" in args.parts:
         ours, theirs = child("rlfw_memory"), child("sb3_memory")
