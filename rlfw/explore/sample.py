@@ -22,7 +22,8 @@ class Sample:
         logits = outputs["logits"].float().cpu().numpy()
         shifted = logits - logits.max(-1, keepdims=True)
         cdf = np.exp(shifted).cumsum(-1)  # unnormalised: the total is cdf[:, -1]
-        u = torch.rand(len(cdf), 1).numpy() * cdf[:, -1:]  # torch's generator draws; scaled by the float total: never past the last action
+        # torch's generator draws (one seeded stream for rlfw); scaled by the float total: never past the last action
+        u = torch.rand(len(cdf), 1).numpy() * cdf[:, -1:]
         action = (cdf <= u).sum(-1)
         log_pi = shifted - np.log(cdf[:, -1:])
         logp = log_pi[np.arange(len(action)), action]

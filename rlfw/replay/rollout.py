@@ -65,7 +65,8 @@ class Rollout:
         row = self.store.add(step)
         if row == 0:
             self.finals = []
-        done = np.logical_or(step["terminated"].numpy(), step["truncated"].numpy())  # numpy: a fraction of torch's per-op cost on 8 flags
+        # numpy: a fraction of torch's per-op cost on a few flags
+        done = np.logical_or(step["terminated"].numpy(), step["truncated"].numpy())
         if done.any():
             envs = torch.from_numpy(done.nonzero()[0])
             self.finals.append((row, envs, next_obs[envs]))

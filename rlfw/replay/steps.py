@@ -31,7 +31,8 @@ class StepStore:
         if not self.data:  # allocate on first use, from the first step's shapes and dtypes
             self._hold({k: torch.zeros((self.rows, *v.shape), dtype=v.dtype) for k, v in step.items()})
         row = self.pos
-        for k, v in step.items():  # numpy copies a row in a quarter of torch's time (no dispatch, no thread pool)
+        # numpy copies a row in a quarter of torch's time or less (an 8-env Pong obs row: 6.6 us, torch 25)
+        for k, v in step.items():
             self.arrays[k][row] = v.numpy()
         self.pos = (self.pos + 1) % self.rows
         self.size = min(self.size + 1, self.rows)
