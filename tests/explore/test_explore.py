@@ -73,3 +73,11 @@ def test_sample_never_draws_an_impossible_action(monkeypatch):
     monkeypatch.setattr(torch, "rand", lambda *shape, device=None: torch.zeros(shape))
     action, _ = Sample().act({"logits": logits, "value": torch.zeros(2)}, 0)
     assert action.tolist() == [0, 1]
+
+
+def test_sample_acts_on_logits_that_require_grad_or_are_bfloat16():
+    logits = torch.tensor([[0.0, 2.0, -1.0]], requires_grad=True).repeat(5, 1)
+    for out in (logits, logits.bfloat16()):
+        action, extras = Sample().act({"logits": out, "value": torch.zeros(5)}, 0)
+        assert action.shape == (5,) and bool(((action >= 0) & (action < 3)).all())
+        torch.testing.assert_close(extras["logp"], policy({"logits": out.detach().float()}).log_prob(action))
