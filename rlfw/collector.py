@@ -16,7 +16,7 @@ class Collector:
         self.envs, self.net, self.explore, self.replay, self.device = envs, net, explore, replay, device
         self.world = world  # processes stepping envs in lockstep (trainer.strategy=ddp): env steps count them all
         obs, _ = envs.reset(seed=seed)
-        self.obs = torch.as_tensor(obs)
+        self.obs = torch.from_numpy(obs)
         self.num_envs = envs.num_envs
         self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
         self.env_steps = 0
@@ -34,7 +34,8 @@ class Collector:
         action = action.cpu()
         next_obs, reward, terminated, truncated, info = self.envs.step(action.numpy())
         final, done = next_obs, terminated | truncated
-        if done.any():  # an episode ended: its true last observation is in info
+        ended = done.any()
+        if ended:  # an episode ended: its true last observation is in info
             final = next_obs.copy()
             final[done] = np.stack(info["final_obs"][done])
         self.replay.add(
@@ -42,15 +43,15 @@ class Collector:
                 "obs": self.obs,
                 "action": action,
                 "reward": torch.from_numpy(reward.astype(np.float32)),
-                "next_obs": torch.as_tensor(final),
-                "terminated": torch.as_tensor(terminated),
-                "truncated": torch.as_tensor(truncated),
+                "next_obs": torch.from_numpy(final),
+                "terminated": torch.from_numpy(terminated),
+                "truncated": torch.from_numpy(truncated),
                 **{k: v.cpu() for k, v in extras.items()},
             }
         )
-        self.obs = torch.as_tensor(next_obs)
+        self.obs = torch.from_numpy(next_obs)
         self.env_steps += self.num_envs * self.world
-        self._track_episodes(reward, done)
+        self._track_episodes(reward, done, ended)
 
     def state_dict(self) -> dict:
         """The envs (``None`` when they cannot be restored, and ``envs_unsaved`` says why), the
@@ -80,10 +81,10 @@ class Collector:
         self.episode_return = state["episode_return"].numpy().copy()
         self.episode_length = state["episode_length"].numpy().copy()
 
-    def _track_episodes(self, reward: np.ndarray, done: np.ndarray) -> None:
+    def _track_episodes(self, reward: np.ndarray, done: np.ndarray, ended: bool) -> None:
         self.episode_return += reward
         self.episode_length += 1
-        if done.any():
+        if ended:
             self.recent_returns.extend(self.episode_return[done].tolist())
             self.recent_lengths.extend(self.episode_length[done].tolist())
             self.episode_return[done] = 0.0
