@@ -27,7 +27,7 @@ class StepStore:
         self.size = 0  # rows written, at most ``rows``
 
     def add(self, step: dict[str, torch.Tensor]) -> int:
-        """Write one vector step (each value ``[num_envs, ...]``) and return its row."""
+        """Write one vector step (each value a CPU tensor ``[num_envs, ...]``) and return its row."""
         if not self.data:  # allocate on first use, from the first step's shapes and dtypes
             self._hold({k: torch.zeros((self.rows, *v.shape), dtype=v.dtype) for k, v in step.items()})
         row = self.pos
