@@ -91,8 +91,7 @@ def collector_rate(policy: str) -> dict:
             envs.step(a)
         env_time += time.perf_counter() - started
         started = time.perf_counter()
-        for _ in range(BLOCK):
-            collector.step()
+        collector.collect(BLOCK)
         collector_time += time.perf_counter() - started
     steps = COLLECTOR_STEPS * ENVS
     return {"steps_per_s": steps / collector_time, "env_only_steps_per_s": steps / env_time, "of_env_only": env_time / collector_time}
@@ -145,17 +144,17 @@ def sb3_training(algo: str, epsilon: str | None = None) -> dict:
 
 def rlfw_memory() -> dict:
     import rlfw  # noqa: F401  (first, as in collector_rate)
-    import torch
+    import numpy as np
     from rlfw.build import build_parts
     from rlfw.preflight import composed
 
     before = rss_bytes()
     parts = build_parts(composed("algo=dqn", "env=pong", f"replay.capacity={CAPACITY}"))
     replay, shape = parts.replay, (1, *parts.env.spec.obs_shape)
-    frame = torch.randint(0, 256, shape, dtype=torch.uint8)
-    step = {
-        "obs": frame, "action": torch.zeros(1, dtype=torch.int64), "reward": torch.zeros(1),
-        "next_obs": frame, "terminated": torch.zeros(1, dtype=torch.bool), "truncated": torch.zeros(1, dtype=torch.bool),
+    frame = np.random.default_rng(0).integers(0, 256, shape, dtype=np.uint8)
+    step = {  # numpy arrays, as the collector hands a step over
+        "obs": frame, "action": np.zeros(1, dtype=np.int64), "reward": np.zeros(1, dtype=np.float32),
+        "next_obs": frame, "terminated": np.zeros(1, dtype=bool), "truncated": np.zeros(1, dtype=bool),
     }
     for i in range(CAPACITY + CAPACITY // 10):  # full, and past it: every frame slot written
         step["terminated"][0] = i % 1000 == 999  # an episode start every 1,000 steps writes one frame more

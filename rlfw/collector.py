@@ -15,8 +15,7 @@ class Collector:
     def __init__(self, envs, net, explore, replay, seed: int, device: torch.device, world: int = 1):
         self.envs, self.net, self.explore, self.replay, self.device = envs, net, explore, replay, device
         self.world = world  # processes stepping envs in lockstep (trainer.strategy=ddp): env steps count them all
-        obs, _ = envs.reset(seed=seed)
-        self.obs = torch.from_numpy(obs)
+        self.obs, _ = envs.reset(seed=seed)
         self.num_envs = envs.num_envs
         self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
         self.env_steps = 0
@@ -25,32 +24,42 @@ class Collector:
         self.recent_returns: deque[float] = deque(maxlen=20)
         self.recent_lengths: deque[int] = deque(maxlen=20)
 
-    def step(self) -> None:
-        """One vector step: act, step the envs, store the transitions."""
-        with torch.inference_mode():
-            obs = self.obs
-            out = Outputs(lambda: self.net(obs.to(self.device)), self.num_envs, self.num_actions)
-            action, extras = self.explore.act(out, self.env_steps)
-        action = action.cpu()
-        next_obs, reward, terminated, truncated, info = self.envs.step(action.numpy())
+    def collect(self, steps: int, limit: int | None = None) -> None:
+        """Up to ``steps`` vector steps, fewer if the env steps reach ``limit``.
+
+        One no-grad scope for them all: entered at every vector step, right after ale-py's step, it
+        cost 30 us of a step's 370 outside the envs with an 8-env Pong policy that computes nothing."""
+        with torch.no_grad():
+            for _ in range(steps):
+                if limit is not None and self.env_steps >= limit:
+                    return
+                self._step()
+
+    def _step(self) -> None:
+        """One vector step: act, step the envs, hand the step to the replay in the envs' own numpy
+        arrays (a torch call costs 2 to 10 us right after an env step; there were a dozen)."""
+        obs = self.obs
+        out = Outputs(lambda: self.net(torch.from_numpy(obs).to(self.device)), self.num_envs, self.num_actions)
+        action, extras = self.explore.act(out, self.env_steps)
+        action = action.numpy(force=True)  # force: from the device, if the policy ran on one
+        next_obs, reward, terminated, truncated, info = self.envs.step(action)
         final, done = next_obs, terminated | truncated
         ended = done.any()
         if ended:  # an episode ended: its true last observation is in info
             final = next_obs.copy()
             final[done] = np.stack(info["final_obs"][done])
-        # from_numpy, not as_tensor, for the envs' arrays: a third of the cost per call (0.8 against 2.5 us)
         self.replay.add(
             {
-                "obs": self.obs,
+                "obs": obs,
                 "action": action,
-                "reward": torch.from_numpy(reward.astype(np.float32)),
-                "next_obs": torch.from_numpy(final),
-                "terminated": torch.from_numpy(terminated),
-                "truncated": torch.from_numpy(truncated),
-                **{k: v.cpu() for k, v in extras.items()},
+                "reward": reward.astype(np.float32, copy=False),
+                "next_obs": final,
+                "terminated": terminated,
+                "truncated": truncated,
+                **{k: v.numpy(force=True) for k, v in extras.items()},
             }
         )
-        self.obs = torch.from_numpy(next_obs)
+        self.obs = next_obs
         self.env_steps += self.num_envs * self.world
         self._track_episodes(reward, done, ended)
 
@@ -62,7 +71,7 @@ class Collector:
         except NotRestorable as why:
             envs, unsaved = None, str(why)
         return {
-            "envs": envs, "envs_unsaved": unsaved, "obs": self.obs, "env_steps": self.env_steps,
+            "envs": envs, "envs_unsaved": unsaved, "obs": torch.from_numpy(self.obs), "env_steps": self.env_steps,
             "episode_return": torch.from_numpy(self.episode_return.copy()),
             "episode_length": torch.from_numpy(self.episode_length.copy()),
             "recent_returns": list(self.recent_returns), "recent_lengths": list(self.recent_lengths),
@@ -78,7 +87,7 @@ class Collector:
             self.replay.end_episodes()
             return
         restore(self.envs, state["envs"])
-        self.obs = state["obs"]
+        self.obs = state["obs"].numpy()
         self.episode_return = state["episode_return"].numpy().copy()
         self.episode_length = state["episode_length"].numpy().copy()
 

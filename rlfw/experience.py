@@ -53,10 +53,7 @@ def experience(module) -> Iterator[Batch]:
                 progress.update(module)
             if c.env_steps >= module.total_env_steps or module.solved:
                 break
-            for _ in range(module.replay.collect_steps):
-                if c.env_steps >= module.total_env_steps:
-                    break  # a partial rollout is never ready: the run ends without it
-                c.step()
+            c.collect(module.replay.collect_steps, module.total_env_steps)  # a partial rollout is never ready
             module.env_steps = c.env_steps
             if module.replay.ready():
                 yield from module.replay.batches(module.net)

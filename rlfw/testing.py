@@ -115,7 +115,7 @@ def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
     extras = getattr(replay, "needs_extras", frozenset())
     fields = ["obs", "action", "reward", "next_obs", "terminated", "truncated", *sorted(extras)]
     for _ in range(max_steps):
-        replay.add({f: field(f, 2) for f in fields})
+        replay.add({f: field(f, 2).numpy() for f in fields})  # what the collector hands over: numpy arrays
         if replay.ready():
             break
     assert replay.ready(), f"replay={name} is not ready after {max_steps} vector steps"

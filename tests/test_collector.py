@@ -30,8 +30,7 @@ def test_atari_envs_cannot_be_saved_so_a_resume_starts_new_episodes_and_ends_the
     replay = build("replay", {"name": "uniform", "capacity": 1000, "learning_starts": 50, "n_step": 3}, "replay", **run)
     explore = EpsilonGreedy(start=1.0, end=1.0)  # random actions: the network is never run
     collector = Collector(env.make(2), None, explore, replay, 0, torch.device("cpu"))
-    for _ in range(120):
-        collector.step()
+    collector.collect(120)
     state = through_a_file(collector.state_dict())
     assert state["envs"] is None and state["envs_unsaved"]  # why, in words: the warning a resume logs
     saved = through_a_file(replay.state_dict())
@@ -44,8 +43,7 @@ def test_atari_envs_cannot_be_saved_so_a_resume_starts_new_episodes_and_ends_the
     assert list(resumed.recent_returns) == list(collector.recent_returns)
     store = resumed_replay.store
     assert store.data["truncated"][store.pos - 1].all() and store.episode_start.all()
-    for _ in range(10):  # the new episodes' stacks start from their own first frame
-        resumed.step()
+    resumed.collect(10)  # the new episodes' stacks start from their own first frame
     batch = store.n_step(torch.tensor([store.pos - 10] * 2), torch.arange(2), 3, 0.99)
     if env.spec.stack_padding == "zeros":
         assert (batch.obs[:, :3] == 0).all()

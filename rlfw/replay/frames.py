@@ -25,15 +25,10 @@ import numpy as np
 import torch
 
 from rlfw.env.spec import EnvSpec
-from rlfw.replay.steps import StepStore, filled
+from rlfw.replay.steps import StepStore, filled, lazy_zeros
 
 EXTRA_FRAMES = 16  # frame rings hold rows + rows // EXTRA_FRAMES (+ a stack) frames per env
-
-
-def lazy_zeros(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
-    """Zeros that the kernel fills page by page on first write (numpy allocates them with calloc).
-    ``torch.zeros`` writes every byte up front: 8.6 s for a 1M-transition Pong replay on this CPU."""
-    return torch.from_numpy(np.zeros(shape, dtype=torch.empty(0, dtype=dtype).numpy().dtype))
+MARKS = ("written", "episode_first", "episode_start")
 
 
 def frame_rows(rows: int, stack: int) -> int:
@@ -53,28 +48,33 @@ class FrameStore(StepStore):
         self.stack, self.zero_padding = spec.frame_stack, spec.stack_padding == "zeros"
         self.frame_rows = frame_rows(rows, self.stack)
         self.frames: torch.Tensor | None = None  # [frame_rows, num_envs, *frame], allocated on first add
-        self.written = torch.zeros(num_envs, dtype=torch.int64)  # frames written to each column, ever
-        self.episode_first = torch.zeros(num_envs, dtype=torch.int64)  # the current episode's first frame
-        self.episode_start = torch.ones(num_envs, dtype=torch.bool)  # the next step starts an episode
-        self.columns = torch.arange(num_envs)
+        self.frame_array: np.ndarray | None = None  # its numpy view, for ``add``
+        # Each column's marks, in numpy (``add`` runs at every vector step):
+        self.written = np.zeros(num_envs, dtype=np.int64)  # frames written to each column, ever
+        self.episode_first = np.zeros(num_envs, dtype=np.int64)  # the current episode's first frame
+        self.episode_start = np.ones(num_envs, dtype=bool)  # the next step starts an episode
+        self.columns = np.arange(num_envs)
 
-    def add(self, step: dict[str, torch.Tensor]) -> int:
+    def add(self, step: dict[str, np.ndarray]) -> int:
         step = dict(step)
         obs, next_obs = step.pop("obs"), step.pop("next_obs")
         if self.frames is None:
-            self.frames = lazy_zeros((self.frame_rows, self.num_envs, *obs.shape[2:]), obs.dtype)
+            self._hold_frames(lazy_zeros((self.frame_rows, self.num_envs, *obs.shape[2:]), obs.dtype))
         start = self.episode_start
         if start.any():  # a first observation: its newest frame opens the episode
             self._write(obs[start, -1], self.columns[start])
             self.episode_first[start] = self.written[start] - 1
         step["obs_frame"] = self.written - 1
-        step["first_frame"] = self.episode_first.clone()
+        step["first_frame"] = self.episode_first.copy()
         self._write(next_obs[:, -1], self.columns)
         self.episode_start = step["terminated"] | step["truncated"]
         return super().add(step)
 
-    def _write(self, frames: torch.Tensor, columns: torch.Tensor) -> None:
-        self.frames[self.written[columns] % self.frame_rows, columns] = frames
+    def _hold_frames(self, frames: torch.Tensor) -> None:
+        self.frames, self.frame_array = frames, frames.numpy()
+
+    def _write(self, frames: np.ndarray, columns: np.ndarray) -> None:
+        self.frame_array[self.written[columns] % self.frame_rows, columns] = frames
         self.written[columns] += 1
 
     def observations(self, t: torch.Tensor, e: torch.Tensor, last: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -95,15 +95,15 @@ class FrameStore(StepStore):
 
     def state_dict(self) -> dict:
         frames = None if self.frames is None else filled(self.frames, min(self.frame_rows, int(self.written.max())))
-        marks = {"written": self.written, "episode_first": self.episode_first, "episode_start": self.episode_start}
-        return {**super().state_dict(), "frames": frames, **{k: v.clone() for k, v in marks.items()}}
+        return {**super().state_dict(), "frames": frames, **{k: torch.from_numpy(getattr(self, k).copy()) for k in MARKS}}
 
     def load_state_dict(self, state: dict) -> None:
         super().load_state_dict(state)
         if state["frames"] is not None:
-            self.frames = lazy_zeros((self.frame_rows, *state["frames"].shape[1:]), state["frames"].dtype)
+            self._hold_frames(lazy_zeros((self.frame_rows, *state["frames"].shape[1:]), state["frames"].numpy().dtype))
             self.frames[: len(state["frames"])] = state["frames"]
-        self.written, self.episode_first, self.episode_start = state["written"], state["episode_first"], state["episode_start"]
+        for k in MARKS:
+            setattr(self, k, state[k].numpy().copy())
 
     def end_episodes(self) -> None:
         super().end_episodes()
@@ -111,4 +111,4 @@ class FrameStore(StepStore):
 
     def valid(self, t: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
         oldest = torch.maximum(self.data["obs_frame"][t, e] - self.stack + 1, self.data["first_frame"][t, e])
-        return oldest >= self.written[e] - self.frame_rows
+        return oldest >= torch.from_numpy(self.written)[e] - self.frame_rows

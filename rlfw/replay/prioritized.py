@@ -7,6 +7,7 @@ w_i = (N * P(i))^-beta / max_j w_j correct the bias; beta anneals linearly to 1 
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from rlfw.batch import Batch
@@ -52,7 +53,7 @@ class PrioritizedReplay(UniformReplay):
     def _row(self, row: int) -> torch.Tensor:
         return row * self.num_envs + torch.arange(self.num_envs)
 
-    def add(self, step: dict[str, torch.Tensor]) -> None:
+    def add(self, step: dict[str, np.ndarray]) -> None:
         row = self.store.pos
         if self.n_step > 1:  # being overwritten: not sampleable until its new n-step window is complete
             self.tree.set(self._row(row), torch.zeros(self.num_envs, dtype=torch.float64))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 import torch
 
 from rlfw.batch import Batch
@@ -73,7 +74,7 @@ class UniformReplay:
         """Transitions whose n-step window is complete (the ones that can be sampled)."""
         return max(0, self.store.size - self.n_step + 1) * self.num_envs
 
-    def add(self, step: dict[str, torch.Tensor]) -> None:
+    def add(self, step: dict[str, np.ndarray]) -> None:
         self.store.add(step)
 
     def ready(self) -> bool:

@@ -4,7 +4,7 @@ import torch
 from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.explore.greedy import Greedy
 from rlfw.explore.outputs import Outputs
-from rlfw.explore.sample import Sample
+from rlfw.explore.sample import PYTHON_ROWS, Sample, by_arrays, by_rows
 from rlfw.network.head.actor_critic import policy
 
 
@@ -62,17 +62,32 @@ def test_sample_draws_from_the_categorical_policy():
     torch.testing.assert_close(extras["logp"], dist.log_prob(action))
 
 
-def test_sample_never_draws_an_impossible_action(monkeypatch):
+@pytest.mark.parametrize("by", [by_rows, by_arrays])
+def test_both_samplers_never_draw_an_impossible_action(by):
     """Even at u just below 1: these probabilities sum to 1 - 2**-24 in float32, so an unscaled u
     would fall past the last possible action."""
     inf = float("inf")
     logits = torch.tensor([[-2.85, 0.7, -1.1, -inf], [-inf, 1.0, -inf, -inf]])
-    monkeypatch.setattr(torch, "rand", lambda *shape, device=None: torch.full(shape, 1 - 2**-24))
-    action, _ = Sample().act({"logits": logits, "value": torch.zeros(2)}, 0)
-    assert action.tolist() == [2, 1]
-    monkeypatch.setattr(torch, "rand", lambda *shape, device=None: torch.zeros(shape))
-    action, _ = Sample().act({"logits": logits, "value": torch.zeros(2)}, 0)
-    assert action.tolist() == [0, 1]
+    assert by(logits, torch.full((2,), 1 - 2**-24))[0].tolist() == [2, 1]
+    assert by(logits, torch.zeros(2))[0].tolist() == [0, 1]
+
+
+def test_a_vector_steps_rows_in_python_and_many_rows_in_numpy_sample_alike():
+    """``act`` samples up to PYTHON_ROWS rows in Python floats, more in numpy: from the same draws both
+    pick the same actions, with the policy's log-probabilities."""
+    torch.manual_seed(3)
+    logits = torch.randn(5_000, 6) * 3
+    logits[::7, 2] = -float("inf")  # masked actions too
+    u = torch.rand(len(logits))
+    (a, logp), (b, logp_b) = by_rows(logits, u), by_arrays(logits, u)
+    assert torch.equal(a, b) and a.dtype == b.dtype == torch.int64
+    torch.testing.assert_close(logp, logp_b)
+    torch.testing.assert_close(logp, policy({"logits": logits}).log_prob(a))
+    for rows in (PYTHON_ROWS, PYTHON_ROWS + 1):  # act picks by the number of rows; the same draws either way
+        torch.manual_seed(4)
+        action, extras = Sample().act({"logits": logits[:rows], "value": torch.zeros(rows)}, 0)
+        torch.manual_seed(4)
+        assert torch.equal(action, by_rows(logits[:rows], torch.rand(rows))[0])
 
 
 def test_sample_acts_on_logits_that_require_grad_or_are_bfloat16():

@@ -29,8 +29,7 @@ class RandomActions:
 
 def collect(envs, stores, steps: int, actions: int = 2) -> None:
     collector = Collector(envs, lambda obs: {"obs": obs}, RandomActions(actions), Both(*stores), 0, torch.device("cpu"))
-    for _ in range(steps):
-        collector.step()
+    collector.collect(steps)
     envs.close()
 
 

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -17,10 +18,10 @@ class ConstantValue(torch.nn.Module):
 def fill(r: Rollout, num_envs: int, steps: int):
     for t in range(steps):
         r.add({
-            "obs": torch.full((num_envs, 1), float(t)), "action": torch.zeros(num_envs, dtype=torch.long),
-            "reward": torch.ones(num_envs), "next_obs": torch.zeros(num_envs, 1),
-            "terminated": torch.zeros(num_envs, dtype=torch.bool), "truncated": torch.full((num_envs,), t == steps - 1),
-            "logp": torch.zeros(num_envs), "value": torch.zeros(num_envs),
+            "obs": np.full((num_envs, 1), t, dtype=np.float32), "action": np.zeros(num_envs, dtype=np.int64),
+            "reward": np.ones(num_envs, dtype=np.float32), "next_obs": np.zeros((num_envs, 1), dtype=np.float32),
+            "terminated": np.zeros(num_envs, dtype=bool), "truncated": np.full(num_envs, t == steps - 1),
+            "logp": np.zeros(num_envs, dtype=np.float32), "value": np.zeros(num_envs, dtype=np.float32),
         })
 
 
@@ -76,8 +77,7 @@ def test_bootstraps_from_the_critic_on_every_next_obs():
     parts = build_parts(cfg)
     naive = StepStore(64, 8)
     collector = Collector(parts.env.make(8), parts.net, parts.explore, Both(naive, parts.replay), 0, torch.device("cpu"))
-    for _ in range(64):
-        collector.step()
+    collector.collect(64)
     d = naive.data
     assert int(d["terminated"].sum()) >= 5 and int(d["truncated"].sum()) >= 5  # episode ends of both kinds (about 12 and 20)
     with torch.no_grad():

@@ -25,11 +25,11 @@ def steps(env_spec, num_envs: int, count: int):
     for _ in range(count):
         nxt = torch.randint(0, 255, obs.shape, generator=g).to(obs.dtype)
         done = torch.rand(num_envs, generator=g) < 0.1
-        yield {
+        yield {k: v.numpy() for k, v in {  # as the collector hands them over: numpy arrays
             "obs": obs, "action": torch.randint(2, (num_envs,), generator=g), "reward": torch.rand(num_envs, generator=g),
             "next_obs": nxt, "terminated": done & (torch.rand(num_envs, generator=g) < 0.5), "truncated": done & False,
             "logp": torch.zeros(num_envs), "value": torch.rand(num_envs, generator=g),
-        }
+        }.items()}
         obs = nxt
 
 

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -9,13 +10,14 @@ RUN = {"spec": spec(obs_dim=1), "total_env_steps": 10_000}  # what the run hands
 
 
 def step(i: int, num_envs: int = 1, terminated=False, truncated=False) -> dict:
+    """One vector step as the collector hands it over: the envs' numpy arrays."""
     return {
-        "obs": torch.full((num_envs, 1), float(i)),
-        "action": torch.zeros(num_envs, dtype=torch.long),
-        "reward": torch.full((num_envs,), float(i)),
-        "next_obs": torch.full((num_envs, 1), float(i + 1)),
-        "terminated": torch.full((num_envs,), terminated),
-        "truncated": torch.full((num_envs,), truncated),
+        "obs": np.full((num_envs, 1), i, dtype=np.float32),
+        "action": np.zeros(num_envs, dtype=np.int64),
+        "reward": np.full(num_envs, i, dtype=np.float32),
+        "next_obs": np.full((num_envs, 1), i + 1, dtype=np.float32),
+        "terminated": np.full(num_envs, terminated),
+        "truncated": np.full(num_envs, truncated),
     }
 
 
