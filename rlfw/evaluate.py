@@ -29,7 +29,7 @@ def evaluate(envs, net, seed: int, device: torch.device, stop: Callable[[], bool
             return None
         with torch.inference_mode():
             action, _ = greedy.act(net(torch.as_tensor(obs, device=device)), 0)
-        obs, reward, terminated, truncated, _ = envs.step(action.cpu().numpy())
+        obs, reward, terminated, truncated, _ = envs.step(action)
         returns += reward * running
         running &= ~(terminated | truncated)
     return returns

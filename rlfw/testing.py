@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import torch
 from torch import nn
 
@@ -75,10 +76,14 @@ def check_explore(name: str, **values) -> None:
         net, obs = network(explore.needs), field("obs")
         for env_step in (0, 10**7):
             action, extras = explore.act(Outputs(lambda: net(obs), N, SPEC.num_actions), env_step)
-            assert action.shape == (N,) and not action.is_floating_point(), f"explore={name}: actions must be [B] integers"
+            assert isinstance(action, np.ndarray) and action.shape == (N,) and action.dtype.kind in "iu", (
+                f"explore={name}: actions must be a numpy array of [B] integers (the envs take them)"
+            )
             assert bool(((action >= 0) & (action < SPEC.num_actions)).all()), f"explore={name}: an action is out of range"
             assert set(extras) == set(explore.extras), f"explore={name} declares extras {sorted(explore.extras)}, returns {sorted(extras)}"
-            assert all(v.shape[0] == N for v in extras.values()), f"explore={name}: each extra needs one value per sub-env"
+            assert all(isinstance(v, np.ndarray) and v.shape[0] == N for v in extras.values()), (
+                f"explore={name}: each extra must be a numpy array with one value per sub-env (the replay stores them)"
+            )
 
 
 def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, torch.Tensor]:

@@ -25,7 +25,7 @@ def record(env, net, path: Path, seed: int, device: torch.device) -> Path:
     while not done:
         with torch.inference_mode():
             action, _ = greedy.act(net(torch.as_tensor(np.asarray(obs)[None], device=device)), 0)
-        obs, _, terminated, truncated, _ = single.step(int(action))
+        obs, _, terminated, truncated, _ = single.step(int(action[0]))
         frames.append(single.render())
         done = terminated or truncated
     single.close()

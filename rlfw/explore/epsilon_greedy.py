@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from rlfw.errors import require
@@ -25,10 +26,10 @@ class EpsilonGreedy:
         progress = min(1.0, env_step / self.decay_steps) if self.decay_steps else 1.0
         return self.start + progress * (self.end - self.start)
 
-    def act(self, outputs: Outputs, env_step: int) -> tuple[torch.Tensor, dict]:
+    def act(self, outputs: Outputs, env_step: int) -> tuple[np.ndarray, dict]:
         random = torch.randint(outputs.num_actions, (outputs.rows,))
         explore = torch.rand(outputs.rows) < self.epsilon(env_step)
         if explore.all():  # no sub-env acts greedily: Q is never computed
-            return random, {}
+            return random.numpy(), {}
         greedy = outputs["q"].argmax(dim=1).cpu()  # the random draws stay on the CPU's generator (one stream on any device)
-        return torch.where(explore, random, greedy), {}
+        return torch.where(explore, random, greedy).numpy(), {}

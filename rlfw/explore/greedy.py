@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from rlfw.registry import register
@@ -12,6 +13,6 @@ class Greedy:
     needs = frozenset()  # either "q" or "logits"
     extras = frozenset()
 
-    def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[torch.Tensor, dict]:
+    def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[np.ndarray, dict]:
         scores = outputs["q"] if "q" in outputs else outputs["logits"]
-        return scores.argmax(dim=1), {}
+        return scores.argmax(dim=1).numpy(force=True), {}  # force: from the device, if the network ran on one

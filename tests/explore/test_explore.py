@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -17,9 +18,9 @@ def test_epsilon_greedy_explores_at_the_scheduled_rate():
     q = torch.tensor([[0.0, 1.0, 0.0, 0.0]]).repeat(20_000, 1)
     e = EpsilonGreedy(start=0.4, end=0.4, decay_steps=1)
     action, extras = e.act(of({"q": q}), 0)
-    non_greedy = (action != 1).float().mean()
+    non_greedy = (action != 1).mean()
     assert abs(non_greedy - 0.4 * 3 / 4) < 0.02 and extras == {}
-    assert torch.all(EpsilonGreedy(0.0, 0.0, 1).act(of({"q": q}), 0)[0] == 1)
+    assert np.all(EpsilonGreedy(0.0, 0.0, 1).act(of({"q": q}), 0)[0] == 1)
 
 
 def of(out: dict[str, torch.Tensor]) -> Outputs:
@@ -39,15 +40,15 @@ def test_epsilon_greedy_runs_the_network_only_when_some_env_acts_greedily():
 
 
 def test_greedy_reads_q_or_logits():
-    assert Greedy().act({"q": torch.tensor([[1.0, 3.0]])}, 0)[0].item() == 1
-    assert Greedy().act({"logits": torch.tensor([[2.0, -1.0]]), "value": torch.zeros(1)}, 0)[0].item() == 0
+    assert Greedy().act({"q": torch.tensor([[1.0, 3.0]])}, 0)[0].tolist() == [1]
+    assert Greedy().act({"logits": torch.tensor([[2.0, -1.0]]), "value": torch.zeros(1)}, 0)[0].tolist() == [0]
 
 
 def test_sample_records_logp_and_value():
     logits = torch.log(torch.tensor([[0.9, 0.1]])).repeat(10_000, 1)
     action, extras = Sample().act({"logits": logits, "value": torch.zeros(10_000)}, 0)
-    assert abs(action.float().mean() - 0.1) < 0.02
-    torch.testing.assert_close(extras["logp"], logits.gather(1, action[:, None]).squeeze(1))
+    assert abs(action.mean() - 0.1) < 0.02
+    np.testing.assert_allclose(extras["logp"], logits.numpy()[np.arange(10_000), action], rtol=1e-6)
     assert extras["value"].shape == (10_000,)
 
 
@@ -56,10 +57,11 @@ def test_sample_draws_from_the_categorical_policy():
     torch.manual_seed(5)
     action, extras = Sample().act({"logits": logits, "value": torch.zeros(len(logits))}, 0)
     dist = policy({"logits": logits})
+    action = torch.from_numpy(action)
     frequency = torch.bincount(action, minlength=6) / len(action)
     p = dist.probs[0]
     assert torch.all((frequency - p).abs() < 5 * (p * (1 - p) / len(action)).sqrt())  # 5 standard errors
-    torch.testing.assert_close(extras["logp"], dist.log_prob(action))
+    torch.testing.assert_close(torch.from_numpy(extras["logp"]), dist.log_prob(action))
 
 
 @pytest.mark.parametrize("by", [by_rows, by_arrays])
@@ -74,25 +76,33 @@ def test_both_samplers_never_draw_an_impossible_action(by):
 
 def test_a_vector_steps_rows_in_python_and_many_rows_in_numpy_sample_alike():
     """``act`` samples up to PYTHON_ROWS rows in Python floats, more in numpy: from the same draws both
-    pick the same actions, with the policy's log-probabilities."""
+    pick the same actions, with the policy's log-probabilities; and the draws are torch.rand's."""
     torch.manual_seed(3)
     logits = torch.randn(5_000, 6) * 3
     logits[::7, 2] = -float("inf")  # masked actions too
     u = torch.rand(len(logits))
     (a, logp), (b, logp_b) = by_rows(logits, u), by_arrays(logits, u)
-    assert torch.equal(a, b) and a.dtype == b.dtype == torch.int64
-    torch.testing.assert_close(logp, logp_b)
-    torch.testing.assert_close(logp, policy({"logits": logits}).log_prob(a))
-    for rows in (PYTHON_ROWS, PYTHON_ROWS + 1):  # act picks by the number of rows; the same draws either way
+    assert np.array_equal(a, b) and a.dtype == b.dtype == np.int64 and logp.dtype == logp_b.dtype == np.float32
+    np.testing.assert_allclose(logp, logp_b, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(torch.from_numpy(logp), policy({"logits": logits}).log_prob(torch.from_numpy(a)))
+    sample = Sample()
+    for rows in (PYTHON_ROWS, PYTHON_ROWS + 1, PYTHON_ROWS):  # by the number of rows; the buffer of draws resized
         torch.manual_seed(4)
-        action, extras = Sample().act({"logits": logits[:rows], "value": torch.zeros(rows)}, 0)
+        action, _ = sample.act({"logits": logits[:rows], "value": torch.zeros(rows)}, 0)
         torch.manual_seed(4)
-        assert torch.equal(action, by_rows(logits[:rows], torch.rand(rows))[0])
+        assert np.array_equal(action, by_rows(logits[:rows], torch.rand(rows))[0])
 
 
-def test_sample_acts_on_logits_that_require_grad_or_are_bfloat16():
+def test_sample_acts_on_logits_that_require_grad_or_are_bfloat16_and_in_inference_mode():
     logits = torch.tensor([[0.0, 2.0, -1.0]], requires_grad=True).repeat(5, 1)
+    sample = Sample()
     for out in (logits, logits.bfloat16()):
-        action, extras = Sample().act({"logits": out, "value": torch.zeros(5)}, 0)
+        action, extras = sample.act({"logits": out, "value": torch.zeros(5)}, 0)
         assert action.shape == (5,) and bool(((action >= 0) & (action < 3)).all())
-        torch.testing.assert_close(extras["logp"], policy({"logits": out.detach().float()}).log_prob(action))
+        want = policy({"logits": out.detach().float()}).log_prob(torch.from_numpy(action))
+        torch.testing.assert_close(torch.from_numpy(extras["logp"]), want)
+    with torch.inference_mode():  # its buffer of draws first made in inference mode, then refilled outside it
+        Sample().act({"logits": logits[:3], "value": torch.zeros(3)}, 0)
+        made_inside = Sample()
+        made_inside.act({"logits": logits, "value": torch.zeros(5)}, 0)
+    assert made_inside.act({"logits": logits, "value": torch.zeros(5)}, 0)[0].shape == (5,)

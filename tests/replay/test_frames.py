@@ -24,7 +24,7 @@ class RandomActions:
         self.actions = actions
 
     def act(self, out, env_steps):
-        return torch.randint(self.actions, (out.rows,)), {}
+        return torch.randint(self.actions, (out.rows,)).numpy(), {}  # numpy, as the envs take them
 
 
 def collect(envs, stores, steps: int, actions: int = 2) -> None:
