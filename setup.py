@@ -1,11 +1,13 @@
 """Only what pyproject.toml cannot say: conf/ (the Hydra config tree) ships as the package rlfw.conf,
-and hydra_plugins/rlfw_plugins (a namespace package's subpackage, found by Hydra's plugin scan)."""
+its groups (conf/algo, conf/env, ...) as that package's subpackages."""
 
 from setuptools import find_namespace_packages, find_packages, setup
 
 setup(
-    packages=find_packages(include=["rlfw", "rlfw.*"])
-    + find_namespace_packages(include=["hydra_plugins.rlfw_plugins"])
-    + ["rlfw.conf"],
+    packages=[
+        *find_packages(include=["rlfw", "rlfw.*"]),
+        "rlfw.conf",
+        *(f"rlfw.conf.{group}" for group in find_namespace_packages(where="conf")),
+    ],
     package_dir={"rlfw.conf": "conf"},
 )

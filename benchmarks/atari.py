@@ -66,13 +66,14 @@ def collector_rate(policy: str) -> dict:
     each take turns, so the host's speed drift (env-only runs in separate processes range from 2,100
     to 3,500 steps/s within minutes here) falls on both alike. The env-only blocks move the envs on
     under the collector, which then acts on an older observation: the same work, for timing."""
-    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets OMP_WAIT_POLICY before torch loads)
     import numpy as np
     import torch
-    from rlfw.build import build_parts
-    from rlfw.collector import Collector
-    from rlfw.cores import cores
-    from rlfw.preflight import composed
+
+    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets OMP_WAIT_POLICY before torch loads)
+    from rlfw.config.build import build_parts
+    from rlfw.config.preflight import composed
+    from rlfw.machine import cores
+    from rlfw.run.collector import Collector
 
     cfg = composed("algo=ppo", "env=pong")
     parts = build_parts(cfg)
@@ -94,17 +95,38 @@ def collector_rate(policy: str) -> dict:
         collector.collect(BLOCK)
         collector_time += time.perf_counter() - started
     steps = COLLECTOR_STEPS * ENVS
-    return {"steps_per_s": steps / collector_time, "env_only_steps_per_s": steps / env_time, "of_env_only": env_time / collector_time}
+    return {
+        "steps_per_s": steps / collector_time,
+        "env_only_steps_per_s": steps / env_time,
+        "of_env_only": env_time / collector_time,
+    }
 
 
 def rlfw_training(algo: str, epsilon: str | None = None) -> dict:
     steps = PPO_STEPS if algo == "ppo" else DQN_STEPS
-    extra = [] if algo == "ppo" else [f"replay.learning_starts={DQN_STARTS}", f"explore.start={epsilon}", f"explore.end={epsilon}"]
+    extra = (
+        []
+        if algo == "ppo"
+        else [f"replay.learning_starts={DQN_STARTS}", f"explore.start={epsilon}", f"explore.end={epsilon}"]
+    )
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
-            [sys.executable, "-m", "rlfw", f"algo={algo}", "env=pong", f"total_env_steps={steps}", "eval.every=100_000_000",
-             "eval.episodes=1", "env.max_episode_frames=400", "log_every=1", *extra, f"hydra.run.dir={tmp}"],
-            check=True, capture_output=True,
+            [
+                sys.executable,
+                "-m",
+                "rlfw",
+                f"algo={algo}",
+                "env=pong",
+                f"total_env_steps={steps}",
+                "eval.every=100_000_000",
+                "eval.episodes=1",
+                "env.max_episode_frames=400",
+                "log_every=1",
+                *extra,
+                f"hydra.run.dir={tmp}",
+            ],
+            check=True,
+            capture_output=True,
         )
         # time/steps_per_s of the last row: training only (the one evaluation comes after it)
         rows = (Path(tmp) / "metrics.csv").read_text().splitlines()
@@ -125,16 +147,36 @@ def sb3_training(algo: str, epsilon: str | None = None) -> dict:
     if algo == "ppo":  # RL Zoo hyperparams/ppo.yml, atari
         env = VecFrameStack(make_atari_env("PongNoFrameskip-v4", n_envs=ENVS, seed=0), n_stack=4)
         model = PPO(
-            "CnnPolicy", env, n_steps=128, n_epochs=4, batch_size=256, learning_rate=lambda p: 2.5e-4 * p,
-            clip_range=lambda p: 0.1 * p, vf_coef=0.5, ent_coef=0.01, seed=0, device="cpu",
+            "CnnPolicy",
+            env,
+            n_steps=128,
+            n_epochs=4,
+            batch_size=256,
+            learning_rate=lambda p: 2.5e-4 * p,
+            clip_range=lambda p: 0.1 * p,
+            vf_coef=0.5,
+            ent_coef=0.01,
+            seed=0,
+            device="cpu",
         )
         steps = PPO_STEPS
     else:  # RL Zoo hyperparams/dqn.yml, atari (learning_starts lowered as on rlfw's side)
         env = VecFrameStack(make_atari_env("PongNoFrameskip-v4", n_envs=1, seed=0), n_stack=4)
         model = DQN(
-            "CnnPolicy", env, buffer_size=100_000, learning_rate=1e-4, batch_size=32, learning_starts=DQN_STARTS,
-            target_update_interval=1000, train_freq=4, gradient_steps=1, exploration_initial_eps=float(epsilon),
-            exploration_final_eps=float(epsilon), optimize_memory_usage=False, seed=0, device="cpu",
+            "CnnPolicy",
+            env,
+            buffer_size=100_000,
+            learning_rate=1e-4,
+            batch_size=32,
+            learning_starts=DQN_STARTS,
+            target_update_interval=1000,
+            train_freq=4,
+            gradient_steps=1,
+            exploration_initial_eps=float(epsilon),
+            exploration_final_eps=float(epsilon),
+            optimize_memory_usage=False,
+            seed=0,
+            device="cpu",
         )
         steps = DQN_STEPS
     started = time.perf_counter()
@@ -143,18 +185,23 @@ def sb3_training(algo: str, epsilon: str | None = None) -> dict:
 
 
 def rlfw_memory() -> dict:
-    import rlfw  # noqa: F401  (first, as in collector_rate)
     import numpy as np
-    from rlfw.build import build_parts
-    from rlfw.preflight import composed
+
+    import rlfw  # noqa: F401  (first, as in collector_rate)
+    from rlfw.config.build import build_parts
+    from rlfw.config.preflight import composed
 
     before = rss_bytes()
     parts = build_parts(composed("algo=dqn", "env=pong", f"replay.capacity={CAPACITY}"))
     replay, shape = parts.replay, (1, *parts.env.spec.obs_shape)
     frame = np.random.default_rng(0).integers(0, 256, shape, dtype=np.uint8)
     step = {  # numpy arrays, as the collector hands a step over
-        "obs": frame, "action": np.zeros(1, dtype=np.int64), "reward": np.zeros(1, dtype=np.float32),
-        "next_obs": frame, "terminated": np.zeros(1, dtype=bool), "truncated": np.zeros(1, dtype=bool),
+        "obs": frame,
+        "action": np.zeros(1, dtype=np.int64),
+        "reward": np.zeros(1, dtype=np.float32),
+        "next_obs": frame,
+        "terminated": np.zeros(1, dtype=bool),
+        "truncated": np.zeros(1, dtype=bool),
     }
     for i in range(CAPACITY + CAPACITY // 10):  # full, and past it: every frame slot written
         step["terminated"][0] = i % 1000 == 999  # an episode start every 1,000 steps writes one frame more
@@ -177,8 +224,12 @@ def sb3_memory() -> dict:
 
 
 CHILDREN = {
-    "env": env_rate, "collector": collector_rate, "rlfw": rlfw_training, "sb3": sb3_training,
-    "rlfw_memory": rlfw_memory, "sb3_memory": sb3_memory,
+    "env": env_rate,
+    "collector": collector_rate,
+    "rlfw": rlfw_training,
+    "sb3": sb3_training,
+    "rlfw_memory": rlfw_memory,
+    "sb3_memory": sb3_memory,
 }
 
 
@@ -188,16 +239,22 @@ def medians_of(runs: list[tuple[str, list[str], str]], repeats: int) -> list[dic
     run 2, ..., run 1, ...) so that a drift in the machine's speed falls on every run alike."""
     results: list[list[dict]] = [[] for _ in runs]
     for i in range(repeats):
-        for (part, args, label), done in zip(runs, results):
+        for (part, args, label), done in zip(runs, results, strict=True):
             done.append(child(part, *args))
-            extra = f" (env only in the same process {done[-1]['env_only_steps_per_s']:.0f}, ratio {done[-1]['of_env_only']:.2f})" if part == "collector" else ""
+            extra = (
+                f" (env only in the same process {done[-1]['env_only_steps_per_s']:.0f}, ratio {done[-1]['of_env_only']:.2f})"
+                if part == "collector"
+                else ""
+            )
             print(f"  {label:34} repeat {i + 1}: {done[-1]['steps_per_s']:8.0f} steps/s{extra}", flush=True)
     return [{k: statistics.median(r[k] for r in done) for k in done[0]} for done in results]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--parts", nargs="+", default=["envs", "ppo", "dqn", "memory"], choices=["envs", "ppo", "dqn", "memory"])
+    parser.add_argument(
+        "--parts", nargs="+", default=["envs", "ppo", "dqn", "memory"], choices=["envs", "ppo", "dqn", "memory"]
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--epsilons", nargs="+", default=["1.0", "0.01"], help="the fixed epsilons DQN is measured at")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -208,21 +265,33 @@ def main() -> None:
     r = args.repeats
     if "envs" in args.parts:
         print(f"Env and collection rates, Pong, {ENVS} envs (agent steps/s, median of {r}):")
-        ale, gymnasium, free, real = medians_of([
-            ("env", ["ale"], "ale backend, env only"), ("env", ["gymnasium"], "gymnasium backend, env only"),
-            ("collector", ["free"], "collector, free policy (ale)"), ("collector", ["real"], "collector, Nature CNN acting (ale)"),
-        ], r)
-        print(f"envs: ale {ale['steps_per_s']:.0f}, gymnasium {gymnasium['steps_per_s']:.0f} (ale / gymnasium"
-              f" {ale['steps_per_s'] / gymnasium['steps_per_s']:.2f}); collector with a free policy {free['steps_per_s']:.0f},"
-              f" {free['of_env_only']:.0%} of ale's env-only rate taken in turns with it ({free['steps_per_s'] / ale['steps_per_s']:.0%}"
-              f" of the separate env-only runs); with the Nature CNN acting {real['steps_per_s']:.0f}"
-              f" ({real['of_env_only']:.0%})\n", flush=True)
+        ale, gymnasium, free, real = medians_of(
+            [
+                ("env", ["ale"], "ale backend, env only"),
+                ("env", ["gymnasium"], "gymnasium backend, env only"),
+                ("collector", ["free"], "collector, free policy (ale)"),
+                ("collector", ["real"], "collector, Nature CNN acting (ale)"),
+            ],
+            r,
+        )
+        print(
+            f"envs: ale {ale['steps_per_s']:.0f}, gymnasium {gymnasium['steps_per_s']:.0f} (ale / gymnasium"
+            f" {ale['steps_per_s'] / gymnasium['steps_per_s']:.2f}); collector with a free policy {free['steps_per_s']:.0f},"
+            f" {free['of_env_only']:.0%} of ale's env-only rate taken in turns with it ({free['steps_per_s'] / ale['steps_per_s']:.0%}"
+            f" of the separate env-only runs); with the Nature CNN acting {real['steps_per_s']:.0f}"
+            f" ({real['of_env_only']:.0%})\n",
+            flush=True,
+        )
     runs = [["ppo"]] if "ppo" in args.parts else []
     runs += [["dqn", epsilon] for epsilon in args.epsilons] if "dqn" in args.parts else []
     for run in runs:
         what, steps = " ".join(run), PPO_STEPS if run[0] == "ppo" else DQN_STEPS
-        print(f"{run[0].upper()} on Pong{', epsilon ' + run[1] if run[1:] else ''}, {steps:,} env steps, training env steps/s (median of {r}):")
-        ours, theirs = (m["steps_per_s"] for m in medians_of([("rlfw", run, f"rlfw {what}"), ("sb3", run, f"SB3 {what}")], r))
+        print(
+            f"{run[0].upper()} on Pong{', epsilon ' + run[1] if run[1:] else ''}, {steps:,} env steps, training env steps/s (median of {r}):"
+        )
+        ours, theirs = (
+            m["steps_per_s"] for m in medians_of([("rlfw", run, f"rlfw {what}"), ("sb3", run, f"SB3 {what}")], r)
+        )
         print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}\n", flush=True)
     if "memory" in args.parts:
         ours, theirs = child("rlfw_memory"), child("sb3_memory")
@@ -230,8 +299,10 @@ def main() -> None:
         sb3 = f"SB3's ReplayBuffer asks for {theirs['allocated_bytes'] / 2**30:.1f} GiB (obs and next_obs)"
         if "error" in theirs:
             sb3 += f" and cannot be made on this machine ({theirs['error']})"
-        print(f"replay of {CAPACITY:,} Pong transitions: rlfw resident {ours['rss_bytes'] / 2**30:.2f} GiB ({per:,.0f} bytes a"
-              f" transition, {ours['transitions']:,} sampleable); {sb3}; ratio {ours['rss_bytes'] / theirs['allocated_bytes']:.2f}")
+        print(
+            f"replay of {CAPACITY:,} Pong transitions: rlfw resident {ours['rss_bytes'] / 2**30:.2f} GiB ({per:,.0f} bytes a"
+            f" transition, {ours['transitions']:,} sampleable); {sb3}; ratio {ours['rss_bytes'] / theirs['allocated_bytes']:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -27,23 +27,42 @@ SOLVED, BUDGET, EVAL_EVERY, EVAL_EPISODES = 475.0, 100_000, 5_000, 10
 SB3_PPO = dict(n_steps=32, batch_size=256, gae_lambda=0.8, gamma=0.98, n_epochs=20, ent_coef=0.0)
 SB3_PPO_LR, SB3_PPO_CLIP, SB3_PPO_ENVS = 1e-3, 0.2, 8
 SB3_DQN = dict(
-    learning_rate=2.3e-3, batch_size=64, buffer_size=100_000, learning_starts=1000, gamma=0.99,
-    target_update_interval=10, train_freq=256, gradient_steps=128, exploration_fraction=0.16,
-    exploration_final_eps=0.04, policy_kwargs=dict(net_arch=[256, 256]),
+    learning_rate=2.3e-3,
+    batch_size=64,
+    buffer_size=100_000,
+    learning_starts=1000,
+    gamma=0.99,
+    target_update_interval=10,
+    train_freq=256,
+    gradient_steps=128,
+    exploration_fraction=0.16,
+    exploration_final_eps=0.04,
+    policy_kwargs=dict(net_arch=[256, 256]),
 )
 
 
 def run_rlfw(algo: str, seed: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
-            [sys.executable, "-m", "rlfw", f"algo={algo}", "env=cartpole", f"seed={seed}", "threads=1",
-             f"hydra.run.dir={tmp}"],
-            check=True, capture_output=True,
+            [
+                sys.executable,
+                "-m",
+                "rlfw",
+                f"algo={algo}",
+                "env=cartpole",
+                f"seed={seed}",
+                "threads=1",
+                f"hydra.run.dir={tmp}",
+            ],
+            check=True,
+            capture_output=True,
         )
         summary = json.loads((Path(tmp) / "summary.json").read_text())
     return {
-        "solved": summary["solved"], "env_steps": summary["env_steps"],
-        "wall_s": summary["wall_seconds"], "steps_per_s": summary["steps_per_second"],
+        "solved": summary["solved"],
+        "env_steps": summary["env_steps"],
+        "wall_s": summary["wall_seconds"],
+        "steps_per_s": summary["steps_per_second"],
     }
 
 
@@ -64,25 +83,42 @@ def sb3_child(algo: str, seed: int) -> None:
     torch.set_num_threads(1)
     if algo == "ppo":
         env = make_vec_env("CartPole-v1", n_envs=SB3_PPO_ENVS, seed=seed)
-        model = PPO("MlpPolicy", env, learning_rate=lambda p: SB3_PPO_LR * p, clip_range=lambda p: SB3_PPO_CLIP * p,
-                    seed=seed, device="cpu", **SB3_PPO)
+        model = PPO(
+            "MlpPolicy",
+            env,
+            learning_rate=lambda p: SB3_PPO_LR * p,
+            clip_range=lambda p: SB3_PPO_CLIP * p,
+            seed=seed,
+            device="cpu",
+            **SB3_PPO,
+        )
     else:
         env = make_vec_env("CartPole-v1", n_envs=1, seed=seed)
         model = DQN("MlpPolicy", env, seed=seed, device="cpu", **SB3_DQN)
     eval_env = make_vec_env("CartPole-v1", n_envs=EVAL_EPISODES, seed=seed + 1_000_003)
     stop = StopTrainingOnRewardThreshold(reward_threshold=SOLVED, verbose=0)
     evaluator = EvalCallback(
-        eval_env, callback_on_new_best=stop, n_eval_episodes=EVAL_EPISODES,
-        eval_freq=max(1, EVAL_EVERY // env.num_envs), deterministic=True, verbose=0,
+        eval_env,
+        callback_on_new_best=stop,
+        n_eval_episodes=EVAL_EPISODES,
+        eval_freq=max(1, EVAL_EVERY // env.num_envs),
+        deterministic=True,
+        verbose=0,
     )
     started = time.perf_counter()
     model.learn(total_timesteps=BUDGET, callback=evaluator)
     wall = time.perf_counter() - started
     steps = model.num_timesteps
-    print(json.dumps({
-        "solved": bool(evaluator.best_mean_reward >= SOLVED), "env_steps": steps,
-        "wall_s": wall, "steps_per_s": steps / wall,
-    }))
+    print(
+        json.dumps(
+            {
+                "solved": bool(evaluator.best_mean_reward >= SOLVED),
+                "env_steps": steps,
+                "wall_s": wall,
+                "steps_per_s": steps / wall,
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -102,7 +138,10 @@ def main() -> None:
             for seed in args.seeds:
                 r = runner(algo, seed)
                 runs.append(r)
-                print(f"{algo:5} {name:9} {seed:4d} {str(r['solved']):>6} {r['env_steps']:9d} {r['wall_s']:7.1f} {r['steps_per_s']:8.0f}", flush=True)
+                print(
+                    f"{algo:5} {name:9} {seed:4d} {r['solved']!s:>6} {r['env_steps']:9d} {r['wall_s']:7.1f} {r['steps_per_s']:8.0f}",
+                    flush=True,
+                )
             medians[name] = {k: statistics.median(r[k] for r in runs) for k in ("wall_s", "env_steps", "steps_per_s")}
             medians[name]["solved"] = sum(r["solved"] for r in runs)
         rl, sb = medians["rlfw"], medians["sb3"]

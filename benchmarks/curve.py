@@ -38,12 +38,16 @@ def main() -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    ax.plot(*zip(*train), label="training episodes (mean of the last 20)")
-    steps, means, stds = zip(*evals)
-    ax.errorbar(steps, means, yerr=stds, fmt="o-", capsize=3, label=f"greedy eval ({episodes} episodes each, mean ± std)")
+    ax.plot(*zip(*train, strict=True), label="training episodes (mean of the last 20)")
+    steps, means, stds = zip(*evals, strict=True)
+    ax.errorbar(
+        steps, means, yerr=stds, fmt="o-", capsize=3, label=f"greedy eval ({episodes} episodes each, mean ± std)"
+    )
     ax.set_xlabel("env steps")
     ax.set_ylabel("return")
-    ax.set_title(f"{summary['algo']} on {summary['env']}: {summary['env_steps']:,} env steps in {summary['wall_seconds'] / 3600:.2f} h")
+    ax.set_title(
+        f"{summary['algo']} on {summary['env']}: {summary['env_steps']:,} env steps in {summary['wall_seconds'] / 3600:.2f} h"
+    )
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()

@@ -1,7 +1,7 @@
 """Summarise the runs under a folder (a multirun's, say) as a markdown table, one row per algo/env.
 
-    python -m rlfw -m algo=ppo,dqn seed=0,1,2,3,4,5,6,7,8,9 hydra.sweep.dir=outputs/seeds
-    python benchmarks/summarize.py outputs/seeds
+python -m rlfw -m algo=ppo,dqn seed=0,1,2,3,4,5,6,7,8,9 hydra.sweep.dir=outputs/seeds
+python benchmarks/summarize.py outputs/seeds
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ def main(root: Path) -> None:
     for path in sorted(root.rglob("summary.json")):
         s = json.loads(path.read_text())
         groups[(s["algo"], s["env"])].append(s)
-    print("| algo | env | runs | solved | env steps to stop (median, max) | wall s (median, max) | final eval return (min) |")
+    print(
+        "| algo | env | runs | solved | env steps to stop (median, max) | wall s (median, max) | final eval return (min) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for (algo, env), runs in sorted(groups.items()):
         steps = [r["env_steps"] for r in runs]

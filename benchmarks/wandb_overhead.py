@@ -28,9 +28,18 @@ def one_run(logger: str, steps: int) -> tuple[float, float]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("WANDB_")} | {"HOME": tmp}
         started = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "rlfw", f"logger={logger}", "stop_when_solved=false", f"total_env_steps={steps}",
-             f"hydra.run.dir={tmp}/run"],
-            check=True, capture_output=True, env=env,
+            [
+                sys.executable,
+                "-m",
+                "rlfw",
+                f"logger={logger}",
+                "stop_when_solved=false",
+                f"total_env_steps={steps}",
+                f"hydra.run.dir={tmp}/run",
+            ],
+            check=True,
+            capture_output=True,
+            env=env,
         )
         wall = time.perf_counter() - started
         return json.loads((Path(tmp) / "run" / "summary.json").read_text())["steps_per_second"], wall

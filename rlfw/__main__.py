@@ -10,11 +10,12 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from rlfw.config_path import config_dir
+from rlfw.config.folders import register_resolvers
+from rlfw.config.path import config_dir
+from rlfw.config.preflight import prepare
+from rlfw.config.report import CONFIG_ERRORS, fail
 from rlfw.errors import NonFiniteError, Stopped
-from rlfw.preflight import prepare
-from rlfw.report import CONFIG_ERRORS, fail
-from rlfw.run_dir import register_resolvers
+from rlfw.plugins import search_path
 
 training = False  # set once a job starts training: errors before that are the config's
 
@@ -28,7 +29,7 @@ def run(cfg: DictConfig) -> float:
     global training
     hydra_cfg = HydraConfig.get()
     job = prepare(cfg, hydra_cfg)  # checked once already, before Hydra created the run folder
-    from rlfw.train import train  # imports Lightning (seconds)
+    from rlfw.run.train import train  # imports Lightning (seconds)
 
     training = True
     try:
@@ -44,11 +45,12 @@ def run(cfg: DictConfig) -> float:
 
 def main() -> None:
     """Every config error, found by rlfw, Hydra or OmegaConf, ends in one line and exit code 2
-    (``rlfw.report``); an error once training has started keeps its traceback."""
+    (``rlfw.config.report``); an error once training has started keeps its traceback."""
     global training
     training = False
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises instead of printing; we print one line
     register_resolvers()
+    search_path.install()
     try:
         run()
     except CONFIG_ERRORS as err:

@@ -18,4 +18,6 @@ def to_device(batch: Batch, device: torch.device) -> Batch:
     already there (a rollout moved whole: ``rlfw.replay.rollout``) stay as they are."""
     if device.type != "cuda":
         return Batch({k: v.to(device) for k, v in batch.items()})
-    return Batch({k: v if v.device == device else v.pin_memory().to(device, non_blocking=True) for k, v in batch.items()})
+    return Batch(
+        {k: v if v.device == device else v.pin_memory().to(device, non_blocking=True) for k, v in batch.items()}
+    )

@@ -24,4 +24,4 @@ class Stopped(Exception):
 
 
 class NonFiniteError(RuntimeError):
-    """A non-finite loss term, gradient or parameter (``rlfw.nonfinite``); the message is one line."""
+    """A non-finite loss term, gradient or parameter (``rlfw.run.nonfinite``); the message is one line."""

@@ -14,12 +14,18 @@ from typing import Any
 from rlfw.errors import ConfigError
 from rlfw.values import check_values, parameters, suggest
 
-
 KINDS = ("env", "encoder", "head", "explore", "replay", "target", "loss", "optim")
 # Where each kind's yaml options live under conf/.
 CONF_DIRS = {kind: kind for kind in KINDS} | {"encoder": "network/encoder", "head": "network/head"}
+# What the run hands each kind's constructor (``build``'s context); a config may not set these.
+RUN_CONTEXT = {
+    "encoder": {"spec"},
+    "head": {"spec", "make_encoder"},
+    "replay": {"spec", "num_envs", "gamma", "total_env_steps"},
+}
 
-_REGISTRY: dict[str, dict[str, type]] = {kind: {} for kind in KINDS}
+# Options are duck-typed classes (their contract is read by rlfw.config.check and rlfw.testing): Any.
+_REGISTRY: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
 # The packages whose imports register rlfw's shipped options.
 _BUILTINS = ("rlfw.env", "rlfw.network", "rlfw.explore", "rlfw.replay", "rlfw.target", "rlfw.loss", "rlfw.optim")
 _loaded = False
@@ -36,12 +42,12 @@ def _load_builtins() -> None:
         load(_REGISTRY, CONF_DIRS)  # installed plugins, after the built-ins
 
 
-def register(kind: str, name: str) -> Callable[[type], type]:
+def register(kind: str, name: str) -> Callable[[Any], Any]:
     """Class decorator: make ``cls`` buildable as ``<kind>.name=<name>``."""
     if kind not in _REGISTRY:
         raise ValueError(f"unknown plugin kind {kind!r}; kinds: {', '.join(KINDS)}")
 
-    def add(cls: type) -> type:
+    def add(cls: Any) -> Any:
         if name in _REGISTRY[kind] and _REGISTRY[kind][name] is not cls:
             raise ValueError(f"{kind} {name!r} is already registered by {_REGISTRY[kind][name]!r}")
         _REGISTRY[kind][name] = cls
@@ -57,13 +63,13 @@ def names(kind: str) -> list[str]:
     return sorted(_REGISTRY[kind])
 
 
-def options(kind: str) -> dict[str, type]:
+def options(kind: str) -> dict[str, Any]:
     """The registered options of one kind, by name."""
     _load_builtins()
     return dict(_REGISTRY[kind])
 
 
-def lookup(kind: str, name: str, key: str | None = None) -> type:
+def lookup(kind: str, name: str, key: str | None = None) -> Any:
     """The class registered as ``(kind, name)``; a ``ConfigError`` listing valid names otherwise."""
     _load_builtins()
     if name not in _REGISTRY[kind]:

@@ -46,11 +46,18 @@ def network(needs: frozenset[str] | set[str], head: dict | None = None) -> nn.Mo
 def field(name: str, n: int = N) -> torch.Tensor:
     """A plausible value of a batch or step field, for ``n`` samples."""
     makers = {
-        "obs": lambda: torch.randn(n, *SPEC.obs_shape), "next_obs": lambda: torch.randn(n, *SPEC.obs_shape),
-        "action": lambda: torch.randint(SPEC.num_actions, (n,)), "reward": lambda: torch.randn(n),
-        "terminated": lambda: torch.rand(n) < 0.2, "truncated": lambda: torch.rand(n) < 0.1,
-        "discount": lambda: torch.full((n,), 0.99), "logp": lambda: -torch.rand(n), "value": lambda: torch.randn(n),
-        "advantage": lambda: torch.randn(n), "returns": lambda: torch.randn(n), "weight": lambda: torch.rand(n),
+        "obs": lambda: torch.randn(n, *SPEC.obs_shape),
+        "next_obs": lambda: torch.randn(n, *SPEC.obs_shape),
+        "action": lambda: torch.randint(SPEC.num_actions, (n,)),
+        "reward": lambda: torch.randn(n),
+        "terminated": lambda: torch.rand(n) < 0.2,
+        "truncated": lambda: torch.rand(n) < 0.1,
+        "discount": lambda: torch.full((n,), 0.99),
+        "logp": lambda: -torch.rand(n),
+        "value": lambda: torch.randn(n),
+        "advantage": lambda: torch.randn(n),
+        "returns": lambda: torch.randn(n),
+        "weight": lambda: torch.rand(n),
         "index": lambda: torch.arange(n),
     }
     assert name in makers, f"rlfw.testing cannot make a {name!r} field; pass your own batch"
@@ -65,7 +72,9 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
     shapes = {"q": (N, SPEC.num_actions), "logits": (N, SPEC.num_actions), "value": (N,)}
     for key, tensor in out.items():
         expected = shapes.get(key, (N, *tensor.shape[1:]))
-        assert tuple(tensor.shape) == expected, f"head={name}: output {key} has shape {tuple(tensor.shape)}, expected {expected}"
+        assert tuple(tensor.shape) == expected, (
+            f"head={name}: output {key} has shape {tuple(tensor.shape)}, expected {expected}"
+        )
     return out
 
 
@@ -79,8 +88,12 @@ def check_explore(name: str, **values) -> None:
             assert isinstance(action, np.ndarray) and action.shape == (N,) and action.dtype.kind in "iu", (
                 f"explore={name}: actions must be a numpy array of [B] integers (the envs take them)"
             )
-            assert bool(((action >= 0) & (action < SPEC.num_actions)).all()), f"explore={name}: an action is out of range"
-            assert set(extras) == set(explore.extras), f"explore={name} declares extras {sorted(explore.extras)}, returns {sorted(extras)}"
+            assert bool(((action >= 0) & (action < SPEC.num_actions)).all()), (
+                f"explore={name}: an action is out of range"
+            )
+            assert set(extras) == set(explore.extras), (
+                f"explore={name} declares extras {sorted(explore.extras)}, returns {sorted(extras)}"
+            )
             assert all(isinstance(v, np.ndarray) and v.shape[0] == N for v in extras.values()), (
                 f"explore={name}: each extra must be a numpy array with one value per sub-env (the replay stores them)"
             )
@@ -109,7 +122,9 @@ def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, tor
     assert any(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in net.parameters()), (
         f"loss={name}: no gradient reaches the network"
     )
-    assert target is None or all(p.grad is None for p in target.parameters()), f"loss={name}: gradient reached the target"
+    assert target is None or all(p.grad is None for p in target.parameters()), (
+        f"loss={name}: gradient reached the target"
+    )
     return out
 
 
@@ -117,7 +132,7 @@ def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
     """Ready within ``max_steps`` vector steps of 2 envs; its batches hold exactly the fields it declares."""
     run = {"spec": SPEC, "num_envs": 2, "gamma": 0.99, "total_env_steps": 1_000_000}
     replay = build("replay", {"name": name, **values}, "replay", **run)
-    extras = getattr(replay, "needs_extras", frozenset())
+    extras: frozenset[str] = getattr(replay, "needs_extras", frozenset())
     fields = ["obs", "action", "reward", "next_obs", "terminated", "truncated", *sorted(extras)]
     for _ in range(max_steps):
         replay.add({f: field(f, 2).numpy() for f in fields})  # what the collector hands over: numpy arrays
@@ -125,7 +140,9 @@ def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
             break
     assert replay.ready(), f"replay={name} is not ready after {max_steps} vector steps"
     batch = next(iter(replay.batches(network({"value"} if "value" in extras else {"q"}))))
-    assert set(batch) == set(replay.provides), f"replay={name} declares {sorted(replay.provides)}, yields {sorted(batch)}"
+    assert set(batch) == set(replay.provides), (
+        f"replay={name} declares {sorted(replay.provides)}, yields {sorted(batch)}"
+    )
     assert len({len(v) for v in batch.values()}) == 1, f"replay={name}: fields of one batch differ in length"
     replay.feedback(batch, {"td_error": torch.zeros(len(batch.action))})
     return batch
@@ -142,14 +159,21 @@ def check_target(name: str, **values) -> None:
                 p.add_(0.1)
         rule.step(net, target, update)
     if target is not None:
-        assert not any(p.requires_grad for p in target.parameters()), f"target={name}: the target's parameters require grad"
-        assert target(field("obs"))["q"].grad_fn is None, f"target={name}: the target's outputs are in the autograd graph"
+        assert not any(p.requires_grad for p in target.parameters()), (
+            f"target={name}: the target's parameters require grad"
+        )
+        assert target(field("obs"))["q"].grad_fn is None, (
+            f"target={name}: the target's outputs are in the autograd graph"
+        )
 
 
 def run(run_dir: Path, *overrides: str, timeout: int = 900) -> dict:
     """``python -m rlfw <overrides>`` into ``run_dir``, as a user runs it; returns its summary.json."""
     result = subprocess.run(
-        [sys.executable, "-m", "rlfw", *overrides, f"hydra.run.dir={run_dir}"], capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "rlfw", *overrides, f"hydra.run.dir={run_dir}"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads((Path(run_dir) / "summary.json").read_text())

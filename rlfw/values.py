@@ -1,5 +1,5 @@
 """Config values checked against a class's typed ``__init__``: an option's class (``rlfw.registry``)
-or a dataclass of ``rlfw.schema``. Unknown keys (with the nearest valid one), missing keys, wrong types."""
+or a dataclass of ``rlfw.config.schema``. Unknown keys (with the nearest valid one), missing keys, wrong types."""
 
 from __future__ import annotations
 
@@ -8,15 +8,17 @@ import inspect
 import logging
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from rlfw.errors import ConfigError
 
 log = logging.getLogger("rlfw")
+SEQUENCES = (list, tuple, Sequence)  # typing.get_origin of list[int], tuple[int, ...], Sequence[int]
 
 
-def parameters(cls: type) -> set[str]:
+def parameters(cls: Any) -> set[str]:
     return {
         p.name
         for p in inspect.signature(cls.__init__).parameters.values()
@@ -36,21 +38,23 @@ def dotted(key: str, name: str) -> str:
 
 def unknown_key(key: str, name: str, owner: str, valid: list[str]) -> ConfigError:
     where = f" for {owner}" if owner else ""
-    return ConfigError(f"{dotted(key, name)}: unknown key{where}{suggest(name, valid)}; valid keys: {', '.join(valid) or 'none'}")
+    return ConfigError(
+        f"{dotted(key, name)}: unknown key{where}{suggest(name, valid)}; valid keys: {', '.join(valid) or 'none'}"
+    )
 
 
 def check_values(
-    cls: type,
+    cls: Any,
     values: Mapping[str, Any],
     key: str,
-    supplied: set[str] = frozenset(),
+    supplied: AbstractSet[str] = frozenset(),
     siblings: Mapping[str, type] | None = None,
     user_keys: frozenset[str] = frozenset(),
     dropped: list[str] | None = None,
 ) -> dict[str, Any]:
     """Check config ``values`` (the node at ``key``) against ``cls.__init__``'s annotated parameters,
     less the ``supplied`` ones the run hands over; return the values to use. ``siblings`` are the
-    registered options of ``cls``'s kind (None for a dataclass of ``rlfw.schema``).
+    registered options of ``cls``'s kind (None for a dataclass of ``rlfw.config.schema``).
 
     A key no sibling option takes is an error (a typo), and so is a missing required one. A key
     that only another option takes is dropped with a warning when a file set it (a tuned file sets
@@ -88,7 +92,7 @@ def check_values(
     return kept
 
 
-def _required(cls: type) -> set[str]:
+def _required(cls: Any) -> set[str]:
     return {
         p.name
         for p in inspect.signature(cls.__init__).parameters.values()
@@ -110,10 +114,12 @@ def _matches(value: Any, hint: Any) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if hint is int:
         return isinstance(value, int) and not isinstance(value, bool)
-    if origin in (list, tuple, typing.Sequence) or hint in (list, tuple):
+    if origin in SEQUENCES or hint in (list, tuple):
         args = typing.get_args(hint)
-        return isinstance(value, (list, tuple, typing.Sequence)) and not isinstance(value, str) and (
-            not args or all(_matches(v, args[0]) for v in value)
+        return (
+            isinstance(value, Sequence)
+            and not isinstance(value, str)
+            and (not args or all(_matches(v, args[0]) for v in value))
         )
     if origin in (dict, Mapping) or hint in (dict, Mapping):
         return isinstance(value, Mapping)
@@ -128,6 +134,8 @@ def type_name(hint: Any) -> str:
         return "one of " + ", ".join(str(v) for v in typing.get_args(hint))
     if origin in (typing.Union, types.UnionType):
         return " or ".join("null" if h is type(None) else type_name(h) for h in typing.get_args(hint))
+    if origin in SEQUENCES:  # a yaml list, whichever sequence type the signature names
+        return f"list[{type_name(typing.get_args(hint)[0])}]" if typing.get_args(hint) else "list"
     if isinstance(hint, type):
         return hint.__name__
     return str(hint).replace("typing.", "")

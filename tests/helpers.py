@@ -16,15 +16,24 @@ import gymnasium as gym
 import torch
 from torch import nn
 
-from rlfw.preflight import composed as config  # noqa: F401  (tests import it from here)
+from rlfw.config.preflight import composed as config
 from rlfw.env.spec import EnvSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run(run_dir: Path, *overrides: str) -> dict:
+    """A run in this process, composed from ``overrides`` as the command line would; returns its summary."""
+    from rlfw.config.build import build_parts
+    from rlfw.config.job import Job
+    from rlfw.run.train import train
+
+    cfg = config(*overrides)
+    return train(Job(cfg, build_parts(cfg), {"algo": "test", "env": "test"}, list(overrides), []), run_dir)
+
+
 def spec(obs_dim: int = 4, actions: int = 2) -> EnvSpec:
     return EnvSpec("Test-v0", (obs_dim,), gym.spaces.Discrete(actions), None)
-
 
 
 class Both:
@@ -58,7 +67,12 @@ def venv_with_our_dependencies(path: Path) -> Path:
     interpreter stays invisible. Returns its python."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", path], check=True)
     python = path / "bin" / "python"
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True)
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (Path(site.stdout.strip()) / "outer_deps.pth").write_text("\n".join(sorted(ours)) + "\n")
     return python
@@ -75,7 +89,9 @@ def one_build_at_a_time():
 def build_wheel(source: Path, out: Path) -> Path:
     with one_build_at_a_time():
         subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", out, source], check=True, capture_output=True
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", out, source],
+            check=True,
+            capture_output=True,
         )
     (wheel,) = out.glob("*.whl")
     return wheel
@@ -84,7 +100,11 @@ def build_wheel(source: Path, out: Path) -> Path:
 def pip_install(python: Path, *args) -> None:
     """Installs with what ``python`` already sees: no dependencies, no build isolation, no index."""
     with one_build_at_a_time():
-        subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", *args], check=True, capture_output=True)
+        subprocess.run(
+            [python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", *args],
+            check=True,
+            capture_output=True,
+        )
 
 
 def venv_with_rlfw(path: Path, rlfw_wheel: Path) -> Path:
@@ -115,8 +135,8 @@ def wandb_records(run_dir: Path) -> dict:
         if block - pos % block < header:  # a block's tail too short for a chunk header is padding
             pos += block - pos % block
             continue
-        _, length, kind = struct.unpack("<IHB", data[pos:pos + header])
-        chunks.append(data[pos + header:pos + header + length])
+        _, length, kind = struct.unpack("<IHB", data[pos : pos + header])
+        chunks.append(data[pos + header : pos + header + length])
         pos += header + length
         if kind not in (1, 4):  # FIRST and MIDDLE chunks: the record goes on
             continue
@@ -130,9 +150,13 @@ def wandb_records(run_dir: Path) -> dict:
         elif kind_of == "config":
             out["config"].update({i.key: json.loads(i.value_json) for i in record.config.update})
         elif kind_of == "history":
-            out["history"].append({i.key or "/".join(i.nested_key): json.loads(i.value_json) for i in record.history.item})
+            out["history"].append(
+                {i.key or "/".join(i.nested_key): json.loads(i.value_json) for i in record.history.item}
+            )
         elif kind_of == "summary":
-            out["summary"].update({i.key or "/".join(i.nested_key): json.loads(i.value_json) for i in record.summary.update})
+            out["summary"].update(
+                {i.key or "/".join(i.nested_key): json.loads(i.value_json) for i in record.summary.update}
+            )
         elif kind_of == "metric":
             out["metrics"].append((record.metric.name or record.metric.glob_name, record.metric.step_metric))
         elif kind_of == "artifact":

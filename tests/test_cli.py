@@ -24,14 +24,18 @@ BAD = [
     (["+replay.bogus=1"], "replay.bogus: unknown key for replay=rollout"),
     (["+total_env_step=3000"], "total_env_step: unknown key (did you mean total_env_steps?)"),
     (["total_env_step=3000"], "total_env_step: no such key in the config (did you mean total_env_steps?)"),
-    (["algo=dqn", "+replay.alpha=0.9"], "replay.alpha=0.9: replay=uniform does not take alpha (replay=prioritized does)"),
+    (
+        ["algo=dqn", "+replay.alpha=0.9"],
+        "replay.alpha=0.9: replay=uniform does not take alpha (replay=prioritized does)",
+    ),
     (["+optim.groups.trunk.lr=0.1"], "optim.groups.trunk: not a part of this network; parts: actor, critic"),
     (["+optim.groups.actor.learning_rate=0.1"], "optim.groups.actor.learning_rate: unknown key for optim.groups.actor"),
     (["+trainer.max_steps=10"], "trainer.max_steps: unknown key for trainer"),
     (["trainer.devices=2"], "trainer.devices=2: one process per device needs trainer.strategy=ddp"),
     (["-m", "trainer.strategy=ddp", "trainer.devices=2", "seed=0,1"], "trainer.strategy=ddp: not in a multirun (-m)"),
     pytest.param(
-        ["trainer.accelerator=gpu"], "trainer.accelerator='gpu': no GPU is visible to torch here",
+        ["trainer.accelerator=gpu"],
+        "trainer.accelerator='gpu': no GPU is visible to torch here",
         marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU"),
     ),
     (["trainer.accelerator=tpu"], "trainer.accelerator='tpu': expected one of cpu, gpu, cuda, mps, auto"),
@@ -46,12 +50,24 @@ BAD = [
     (["env=atari", "env.game=pongg"], "env.game='pongg': not an ALE game (did you mean pong?)"),
     (["env=pong", "+env.kwargs.frameskip=4"], "a frame skip in the ALE env as well would repeat each action"),
     (["env=pong", "+env.kwargs.mode=1"], "env.kwargs={'mode': 1}: AtariVectorEnv does not take mode here"),
-    (["network/encoder=nature_cnn"], "needs image observations ([channels, height, width]), CartPole-v1 gives shape [4]"),
+    (
+        ["network/encoder=nature_cnn"],
+        "needs image observations ([channels, height, width]), CartPole-v1 gives shape [4]",
+    ),
     (["env=catch", "network/encoder=nature_cnn"], "10x5 images are too small for kernels [8, 4, 3]"),
-    (["logger=[wandb,tensorbord]"], "logger=tensorbord: no such option (did you mean tensorboard?); valid: csv, tensorboard, wandb"),
-    (["logger=wandb", "logger.wandb.mode=onlin"], "logger.wandb.mode='onlin': expected one of online, offline, disabled or null"),
+    (
+        ["logger=[wandb,tensorbord]"],
+        "logger=tensorbord: no such option (did you mean tensorboard?); valid: csv, tensorboard, wandb",
+    ),
+    (
+        ["logger=wandb", "logger.wandb.mode=onlin"],
+        "logger.wandb.mode='onlin': expected one of online, offline, disabled or null",
+    ),
     (["-m", "seed=0,1", "replay.n_stepz=1,2"], "replay.n_stepz: no such key in the config"),
-    (["algo=dqn", "env=pong", "replay.capacity=100_000_000"], "replay.capacity=100000000: the buffer (7,527 bytes a transition) needs 701.0 GiB"),
+    (
+        ["algo=dqn", "env=pong", "replay.capacity=100_000_000"],
+        "replay.capacity=100000000: the buffer (7,527 bytes a transition) needs 701.0 GiB",
+    ),
 ]
 
 
@@ -82,7 +98,10 @@ def test_short_run_writes_its_folder_and_returns_the_eval(tmp_path):
     assert [e["env_steps"] for e in summary["evals"]] == [1024, 2048]
     assert summary["eval_return_mean"] == summary["evals"][-1]["return_mean"] > 0
     assert summary["versions"]["torch"].startswith("2.13.0")
-    assert summary["overrides"] == ["algo=ppo", "total_env_steps=2048", "eval.every=1024", "log_every=1", f"hydra.run.dir={run_dir}"][:4]
+    assert (
+        summary["overrides"]
+        == ["algo=ppo", "total_env_steps=2048", "eval.every=1024", "log_every=1", f"hydra.run.dir={run_dir}"][:4]
+    )
     assert summary["git_dirty"] in (True, False) and len(summary["git_commit"]) == 40
     assert (run_dir / ".hydra" / "config.yaml").exists()
     assert (run_dir / "checkpoints" / "last.ckpt").exists() and (run_dir / "checkpoints" / "best.ckpt").exists()
@@ -104,11 +123,16 @@ def test_help_speaks_rlfw():
     assert result.returncode == 0
     assert result.stdout.startswith("rlfw: reinforcement learning where an algorithm is a config combination.")
     assert "powered by Hydra" not in result.stdout
-    assert "replay: prioritized, rollout, uniform" in result.stdout and "python -m rlfw -m algo=dqn,double_dqn" in result.stdout
+    assert (
+        "replay: prioritized, rollout, uniform" in result.stdout
+        and "python -m rlfw -m algo=dqn,double_dqn" in result.stdout
+    )
 
 
 def test_a_third_party_env_by_module_and_id_runs_into_a_folder_named_by_its_id(tmp_path):
-    result = run_cli("env=gym", "env.id=tests.env.corridor:RlfwTest/Corridor-v0", "total_env_steps=1024", "eval.every=1024", cwd=ROOT)
+    result = run_cli(
+        "env=gym", "env.id=tests.env.corridor:RlfwTest/Corridor-v0", "total_env_steps=1024", "eval.every=1024", cwd=ROOT
+    )
     assert result.returncode == 0, result.stderr
     run_dir = (result.stdout + result.stderr).split("outputs in ")[1].split()[0]
     assert "/outputs/ppo_RlfwTest-Corridor-v0/" in run_dir
@@ -116,11 +140,24 @@ def test_a_third_party_env_by_module_and_id_runs_into_a_folder_named_by_its_id(t
 
 
 def test_a_valid_multirun_is_checked_up_front_and_runs_every_job(tmp_path):
-    result = run_cli("-m", "algo=ppo,a2c", "seed=0,1", "total_env_steps=512", "eval.every=512", f"hydra.sweep.dir={tmp_path}", cwd=tmp_path)
+    result = run_cli(
+        "-m",
+        "algo=ppo,a2c",
+        "seed=0,1",
+        "total_env_steps=512",
+        "eval.every=512",
+        f"hydra.sweep.dir={tmp_path}",
+        cwd=tmp_path,
+    )
     # job folders are named by what varies, never by the overrides every job shares
     assert result.returncode == 0, result.stderr
     summaries = sorted(tmp_path.glob("*/summary.json"))
-    assert [p.parent.name for p in summaries] == ["0_algo=ppo,seed=0", "1_algo=ppo,seed=1", "2_algo=a2c,seed=0", "3_algo=a2c,seed=1"]
+    assert [p.parent.name for p in summaries] == [
+        "0_algo=ppo,seed=0",
+        "1_algo=ppo,seed=1",
+        "2_algo=a2c,seed=0",
+        "3_algo=a2c,seed=1",
+    ]
     # the sweep ends with one row per variant, seeds pooled, printed and written beside the jobs
     table = (tmp_path / "summary.md").read_text()
     assert "| algo=ppo | 2 |" in table and "| algo=a2c | 2 |" in table and table in result.stdout

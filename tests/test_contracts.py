@@ -9,9 +9,13 @@ from rlfw.plugins import ORIGIN
 from rlfw.registry import _REGISTRY, options, register
 from rlfw.target.hard import HardUpdate
 
-
-CHECKS = {"head": testing.check_head, "explore": testing.check_explore, "loss": testing.check_loss,
-          "replay": testing.check_replay, "target": testing.check_target}
+CHECKS = {
+    "head": testing.check_head,
+    "explore": testing.check_explore,
+    "loss": testing.check_loss,
+    "replay": testing.check_replay,
+    "target": testing.check_target,
+}
 BUILTIN = [(kind, name) for kind in CHECKS for name in sorted(options(kind)) if (kind, name) not in ORIGIN]
 
 
@@ -56,7 +60,12 @@ class GradTarget(HardUpdate):
 @pytest.mark.parametrize(
     "kind, cls, check, message",
     [
-        ("loss", UndeclaredField, testing.check_loss, "reads a batch field it does not declare in needs_batch: batch has no 'discount'"),
+        (
+            "loss",
+            UndeclaredField,
+            testing.check_loss,
+            "reads a batch field it does not declare in needs_batch: batch has no 'discount'",
+        ),
         ("loss", LeakyMetric, testing.check_loss, "the metric q_all carries a gradient; detach it"),
         ("head", ExtraOutput, testing.check_head, r"declares outputs \['q'\] but returns \['features', 'q'\]"),
         ("target", GradTarget, testing.check_target, "the target's parameters require grad"),

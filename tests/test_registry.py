@@ -28,7 +28,9 @@ def test_values_are_checked_against_the_typed_signature():
         build("target", {"name": "polyak", "tau": "0.1"}, "target")
     with pytest.raises(ConfigError, match=r"^target.period=True: expected int$"):
         build("target", {"name": "hard", "period": True}, "target")
-    with pytest.raises(ConfigError, match=r"^target.taw: unknown key for target=polyak \(did you mean tau\?\); valid keys: tau$"):
+    with pytest.raises(
+        ConfigError, match=r"^target.taw: unknown key for target=polyak \(did you mean tau\?\); valid keys: tau$"
+    ):
         build("target", {"name": "polyak", "taw": 0.1}, "target")
     assert build("target", {"name": "polyak", "tau": 1}, "target").tau == 1  # an int is a fine float
 

@@ -62,8 +62,13 @@ class Catch:
         require(stack >= 1, "env.stack", stack, "must be >= 1")
         self.rows, self.columns, self.stack = rows, columns, stack
         self.spec = EnvSpec(
-            "Catch", (stack, rows, columns), CatchEnv.action_space, solved_return, np.dtype(np.uint8),
-            frame_stack=stack, stack_padding="first",
+            "Catch",
+            (stack, rows, columns),
+            CatchEnv.action_space,
+            solved_return,
+            np.dtype(np.uint8),
+            frame_stack=stack,
+            stack_padding="first",
         )
 
     def render_env(self) -> tuple[gym.Env, float]:

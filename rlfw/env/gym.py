@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -40,7 +41,9 @@ class GymEnv:
     valid transition (the collector swaps the final observation in as ``next_obs``).
     """
 
-    def __init__(self, id: str, kwargs: dict | None = None, solved_return: float | None = None, imports: list[str] = ()):
+    def __init__(
+        self, id: str, kwargs: dict | None = None, solved_return: float | None = None, imports: Sequence[str] = ()
+    ):
         self.id = registered_id(id, list(imports))
         self.kwargs = dict(kwargs or {})
         try:
@@ -54,8 +57,9 @@ class GymEnv:
             id,
             f"rlfw's encoders need a Box observation space, this env has {obs_space}",
         )
-        solved = solved_return if solved_return is not None else probe.spec.reward_threshold
-        self.spec = EnvSpec(id, tuple(obs_space.shape), probe.action_space, solved, np.dtype(obs_space.dtype))
+        threshold = probe.spec.reward_threshold if probe.spec is not None else None
+        solved = solved_return if solved_return is not None else threshold
+        self.spec = EnvSpec(id, tuple(obs_space.shape or ()), probe.action_space, solved, np.dtype(obs_space.dtype))
         probe.close()
 
     def render_env(self) -> tuple[gym.Env, float]:

@@ -88,8 +88,8 @@ def _encode(value: Any, where: str) -> Any:
     if isinstance(value, dict):
         if not all(isinstance(k, str) for k in value):
             return _SKIP
-        items = {k: _encode(v, f"{where}[{k!r}]") for k, v in value.items()}
-        return _SKIP if any(v is _SKIP for v in items.values()) else {"dict": items}
+        entries = {k: _encode(v, f"{where}[{k!r}]") for k, v in value.items()}
+        return _SKIP if any(v is _SKIP for v in entries.values()) else {"dict": entries}
     if isinstance(value, DESCRIPTIONS) or callable(value):
         return _SKIP
     raise NotRestorable(f"{where} holds a {type(value).__module__}.{type(value).__name__}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import gymnasium as gym
 import numpy as np
@@ -14,7 +15,7 @@ class EnvSpec:
     obs_shape: tuple[int, ...]
     action_space: gym.Space  # the single-env action space
     solved_return: float | None  # a mean eval return that counts as solved (gymnasium's reward_threshold by default)
-    obs_dtype: np.dtype = np.dtype(np.float32)
+    obs_dtype: np.dtype = np.dtype(np.float32)  # noqa: RUF009  (a dtype is immutable)
     # Observations that stack the last ``frame_stack`` frames on axis 0, newest last (0: not stacked).
     # An episode's first stack pads the frames before its first with ``stack_padding``: "zeros", or
     # "first" (copies of the first frame).
@@ -31,4 +32,4 @@ class EnvSpec:
 
     @property
     def num_actions(self) -> int:
-        return int(self.action_space.n)
+        return int(cast(gym.spaces.Discrete, self.action_space).n)

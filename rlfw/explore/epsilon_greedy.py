@@ -13,7 +13,7 @@ from rlfw.registry import register
 @register("explore", "epsilon_greedy")
 class EpsilonGreedy:
     needs = frozenset({"q"})
-    extras = frozenset()
+    extras: frozenset[str] = frozenset()
 
     def __init__(self, start: float = 1.0, end: float = 0.05, decay_steps: int = 10_000):
         for key, value in (("start", start), ("end", end)):
@@ -27,9 +27,11 @@ class EpsilonGreedy:
         return self.start + progress * (self.end - self.start)
 
     def act(self, outputs: Outputs, env_step: int) -> tuple[np.ndarray, dict]:
+        assert outputs.num_actions is not None, "epsilon-greedy acts in a discrete action space"
         random = torch.randint(outputs.num_actions, (outputs.rows,))
         explore = torch.rand(outputs.rows) < self.epsilon(env_step)
         if explore.all():  # no sub-env acts greedily: Q is never computed
             return random.numpy(), {}
-        greedy = outputs["q"].argmax(dim=1).cpu()  # the random draws stay on the CPU's generator (one stream on any device)
+        # The random draws stay on the CPU's generator (one stream on any device).
+        greedy = outputs["q"].argmax(dim=1).cpu()
         return torch.where(explore, random, greedy).numpy(), {}

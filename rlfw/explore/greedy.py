@@ -10,8 +10,8 @@ from rlfw.registry import register
 
 @register("explore", "greedy")
 class Greedy:
-    needs = frozenset()  # either "q" or "logits"
-    extras = frozenset()
+    needs: frozenset[str] = frozenset()  # either "q" or "logits"
+    extras: frozenset[str] = frozenset()
 
     def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[np.ndarray, dict]:
         scores = outputs["q"] if "q" in outputs else outputs["logits"]

@@ -15,7 +15,8 @@ class Outputs(Mapping):
     """
 
     def __init__(self, forward: Callable[[], dict[str, torch.Tensor]], rows: int, num_actions: int | None):
-        self._forward, self._out = forward, None
+        self._forward = forward
+        self._out: dict[str, torch.Tensor] | None = None
         self.rows, self.num_actions = rows, num_actions
 
     def _computed(self) -> dict[str, torch.Tensor]:

@@ -4,9 +4,7 @@ Inverse-CDF sampling: a ~ pi is the first action whose cumulative probability ex
 one u per row from torch's generator (rlfw's one seeded stream), scaled by the unnormalised total so
 that it never falls past the last possible action. A vector step of a few envs is sampled in plain
 Python floats, more rows in numpy: each numpy call costs microseconds whatever its size, and the
-dozen of them cost more than a Python loop over a few rows. Timed on this project's 2-core CPU, 6
-actions, Python against numpy: 8 rows 14 against 23 us (83 against 182 right after an ale-py step),
-16 rows 25 against 25, 32 rows 46 against 26, 128 rows 186 against 39."""
+dozen of them cost more than a Python loop over a few rows (docs/results.md, "Why the code is so")."""
 
 from __future__ import annotations
 
@@ -27,8 +25,8 @@ class Sample:
     extras = frozenset({"logp", "value"})
 
     def __init__(self):
-        # The draws, refilled in place: uniform_ is the stream torch.rand draws from, without making a
-        # tensor (right after an ale-py step: 30 against 75 us).
+        # The draws, refilled in place: uniform_ is the stream torch.rand draws from, without the cost of
+        # making a tensor on the acting path.
         self.draws = torch.empty(0)
 
     def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -45,7 +43,7 @@ class Sample:
 def by_rows(logits: torch.Tensor, u: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
     """Row by row in Python floats: the few rows of a vector step."""
     actions, logps = [], []
-    for row, draw in zip(logits.tolist(), u.tolist()):
+    for row, draw in zip(logits.tolist(), u.tolist(), strict=True):
         top = max(row)
         cdf, total = [], 0.0
         for x in row:
@@ -59,8 +57,8 @@ def by_rows(logits: torch.Tensor, u: torch.Tensor) -> tuple[np.ndarray, np.ndarr
 
 def by_arrays(logits: torch.Tensor, u: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
     """All rows at once in numpy: many rows."""
-    logits = logits.numpy(force=True)  # force: on the CPU
-    shifted = logits - logits.max(-1, keepdims=True)
+    scores = logits.numpy(force=True)  # force: on the CPU
+    shifted = scores - scores.max(-1, keepdims=True)
     cdf = np.exp(shifted).cumsum(-1)  # unnormalised: the total is cdf[:, -1]
     action = (cdf <= u.numpy()[:, None] * cdf[:, -1:]).sum(-1)
     logp = shifted[np.arange(len(action)), action] - np.log(cdf[:, -1])

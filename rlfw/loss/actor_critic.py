@@ -11,7 +11,7 @@ def value_loss(
     """1/2 (V(s) - R)^2; with ``clip``, PPO's pessimistic clipped variant:
     1/2 max((V - R)^2, (V_old + clip(V - V_old, -clip, clip) - R)^2)."""
     loss = (value - returns).pow(2)
-    if clip is not None:
+    if clip is not None and old_value is not None:
         clipped = old_value + (value - old_value).clamp(-clip, clip)
         loss = torch.max(loss, (clipped - returns).pow(2))
     return 0.5 * loss.mean()

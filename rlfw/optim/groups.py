@@ -17,7 +17,8 @@ from rlfw.values import suggest
 
 def param_groups(net: nn.Module, groups: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     parts = dict(net.named_children())
-    result, claimed = [], set()
+    result: list[dict[str, Any]] = []
+    claimed: set[int] = set()
     for part, options in groups.items():
         if part not in parts:
             raise ConfigError(

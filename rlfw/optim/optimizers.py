@@ -27,7 +27,7 @@ def _check_ranges(key: str, values: dict[str, Any]) -> None:
 
 
 class _Optim:
-    torch_class: type[torch.optim.Optimizer]
+    torch_class: Any  # a torch.optim.Optimizer subclass
     # foreach: one kernel per step for all tensors (torch only defaults to it on CUDA); fused (Adam):
     # one kernel per tensor that does the whole update, on CPU and CUDA. Under mixed precision the
     # fused kernel unscales gradients inside its step, so Lightning could not clip them: foreach then.
@@ -44,15 +44,25 @@ class _Optim:
 
     def build(self, net: nn.Module, mixed_precision: bool = False) -> torch.optim.Optimizer:
         kernel = {"fused": True} if self.fused and not mixed_precision else {"foreach": True}
-        return self.torch_class(param_groups(net, self.groups), lr=self.lr, **kernel, **self.kwargs)
+        optimizer: torch.optim.Optimizer = self.torch_class(
+            param_groups(net, self.groups), lr=self.lr, **kernel, **self.kwargs
+        )
+        return optimizer
 
 
 @register("optim", "adam")
 class Adam(_Optim):
     torch_class = torch.optim.Adam
-    fused = True  # 0.5 ms less per update than foreach for a 64x64 MLP on a 2-core CPU
+    fused = True  # one kernel per tensor: fewer calls per update than foreach for small networks
 
-    def __init__(self, lr: float = 3e-4, eps: float = 1e-8, weight_decay: float = 0.0, anneal_lr: bool = False, groups: dict | None = None):
+    def __init__(
+        self,
+        lr: float = 3e-4,
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        anneal_lr: bool = False,
+        groups: dict | None = None,
+    ):
         super().__init__(lr, anneal_lr, groups, eps=eps, weight_decay=weight_decay)
 
 
@@ -60,5 +70,12 @@ class Adam(_Optim):
 class RMSprop(_Optim):
     torch_class = torch.optim.RMSprop
 
-    def __init__(self, lr: float = 7e-4, alpha: float = 0.99, eps: float = 1e-5, anneal_lr: bool = False, groups: dict | None = None):
+    def __init__(
+        self,
+        lr: float = 7e-4,
+        alpha: float = 0.99,
+        eps: float = 1e-5,
+        anneal_lr: bool = False,
+        groups: dict | None = None,
+    ):
         super().__init__(lr, anneal_lr, groups, alpha=alpha, eps=eps)

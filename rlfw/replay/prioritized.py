@@ -38,7 +38,18 @@ class PrioritizedReplay(UniformReplay):
         beta: float = 0.4,
         eps: float = 1e-6,
     ):
-        super().__init__(spec, num_envs, gamma, total_env_steps, capacity, batch_size, learning_starts, collect_steps, updates, n_step)
+        super().__init__(
+            spec,
+            num_envs,
+            gamma,
+            total_env_steps,
+            capacity,
+            batch_size,
+            learning_starts,
+            collect_steps,
+            updates,
+            n_step,
+        )
         require(alpha >= 0, "replay.alpha", alpha, "must be >= 0")
         require(0 <= beta <= 1, "replay.beta", beta, "must be in [0, 1]")
         require(eps > 0, "replay.eps", eps, "must be > 0")
@@ -80,7 +91,11 @@ class PrioritizedReplay(UniformReplay):
         return batch
 
     def state_dict(self) -> dict:
-        tree = {"tree": torch.from_numpy(self.tree.tree.copy()), "max_priority": self.max_priority, "env_steps": self.env_steps}
+        tree = {
+            "tree": torch.from_numpy(self.tree.tree.copy()),
+            "max_priority": self.max_priority,
+            "env_steps": self.env_steps,
+        }
         return {**super().state_dict(), **tree}
 
     def load_state_dict(self, state: dict) -> None:

@@ -40,12 +40,16 @@ class Rollout:
             f"must divide the rollout size num_steps * num_envs = {num_steps * num_envs}",
         )
         require(
-            not normalize_advantage or num_steps * num_envs // minibatches >= 2, "replay.minibatches", minibatches,
+            not normalize_advantage or num_steps * num_envs // minibatches >= 2,
+            "replay.minibatches",
+            minibatches,
             "a minibatch of one sample cannot normalise its advantages (std of one value);"
             " use fewer minibatches or replay.normalize_advantage=false",
         )
         require(
-            num_steps * num_envs <= total_env_steps, "replay.num_steps", num_steps,
+            num_steps * num_envs <= total_env_steps,
+            "replay.num_steps",
+            num_steps,
             f"one rollout of num_steps * num_envs = {num_steps * num_envs} env steps exceeds total_env_steps={total_env_steps}",
         )
         self.gamma, self.gae_lambda, self.normalize_advantage = gamma, gae_lambda, normalize_advantage
@@ -53,7 +57,7 @@ class Rollout:
         self.collect_steps, self.num_envs = num_steps, num_envs
         self.store = StepStore(num_steps, num_envs)
         self.finals: list[tuple[int, torch.Tensor, torch.Tensor]] = []  # (row, envs, final obs) of episodes ended
-        self.last_next_obs: torch.Tensor | None = None
+        self.last_next_obs = torch.empty(0)  # the observation after the rollout's last step, set by add
         self.stop_epochs = False
 
     def add(self, step: dict[str, np.ndarray]) -> None:
@@ -85,10 +89,16 @@ class Rollout:
         for row, envs, _ in self.finals:
             next_value[row, envs] = value[start : start + len(envs)]
             start += len(envs)
-        advantage = gae(d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda)
+        advantage = gae(
+            d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda
+        )
         data = Batch(
-            obs=d["obs"], action=d["action"], logp=d["logp"], value=d["value"],
-            advantage=advantage, returns=advantage + d["value"],
+            obs=d["obs"],
+            action=d["action"],
+            logp=d["logp"],
+            value=d["value"],
+            advantage=advantage,
+            returns=advantage + d["value"],
         )
         # One transfer of the whole rollout, not one per minibatch: on a GPU the minibatches are
         # gathered there (a no-op on the CPU).
@@ -108,7 +118,12 @@ class Rollout:
 
     def state_dict(self) -> dict:
         finals = [{"row": row, "envs": envs, "obs": obs} for row, envs, obs in self.finals]
-        return {"store": self.store.state_dict(), "finals": finals, "last_next_obs": self.last_next_obs, "stop_epochs": self.stop_epochs}
+        return {
+            "store": self.store.state_dict(),
+            "finals": finals,
+            "last_next_obs": self.last_next_obs,
+            "stop_epochs": self.stop_epochs,
+        }
 
     def load_state_dict(self, state: dict) -> None:
         self.store.load_state_dict(state["store"])

@@ -32,12 +32,12 @@ class SumTree:
 
     def find(self, prefix: torch.Tensor) -> torch.Tensor:
         """Leaf indices where the running sum of priorities passes each ``prefix`` value."""
-        prefix = prefix.double().numpy().copy()
-        node = np.ones(len(prefix), dtype=np.int64)
+        left_of = prefix.double().numpy().copy()
+        node = np.ones(len(left_of), dtype=np.int64)
         while node[0] < self.leaves:
             left = self.tree[2 * node]
             right_has_mass = self.tree[2 * node + 1] > 0  # never step into an empty subtree by rounding
-            go_right = (prefix >= left) & right_has_mass
-            prefix = np.where(go_right, prefix - left, prefix)
+            go_right = (left_of >= left) & right_has_mass
+            left_of = np.where(go_right, left_of - left, left_of)
             node = 2 * node + go_right
         return torch.from_numpy(node - self.leaves)

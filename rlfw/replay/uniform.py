@@ -10,7 +10,7 @@ import torch
 from rlfw.batch import Batch
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
-from rlfw.memory import require_memory
+from rlfw.machine import require_memory
 from rlfw.registry import register
 from rlfw.replay.frames import FrameStore, bytes_per_transition
 from rlfw.replay.steps import StepStore
@@ -37,7 +37,12 @@ class UniformReplay:
         updates: int = 1,
         n_step: int = 1,
     ):
-        for key, value in (("capacity", capacity), ("batch_size", batch_size), ("collect_steps", collect_steps), ("n_step", n_step)):
+        for key, value in (
+            ("capacity", capacity),
+            ("batch_size", batch_size),
+            ("collect_steps", collect_steps),
+            ("n_step", n_step),
+        ):
             require(value >= 1, f"replay.{key}", value, "must be >= 1")
         require(updates >= 1, "replay.updates", updates, "must be >= 1 (batches per collect phase)")
         require(learning_starts >= 0, "replay.learning_starts", learning_starts, "must be >= 0")
@@ -47,25 +52,39 @@ class UniformReplay:
             batch_size,
             f"must not exceed replay.capacity={capacity}",
         )
-        require(capacity >= num_envs * (n_step + 1), "replay.capacity", capacity, f"must hold at least (n_step + 1) * num_envs = {num_envs * (n_step + 1)} transitions")
+        require(
+            capacity >= num_envs * (n_step + 1),
+            "replay.capacity",
+            capacity,
+            f"must hold at least (n_step + 1) * num_envs = {num_envs * (n_step + 1)} transitions",
+        )
         rows = capacity // num_envs
         sampleable = (rows - n_step + 1) * num_envs  # a full buffer's transitions with a complete n-step window
         require(
-            learning_starts <= sampleable, "replay.learning_starts", learning_starts,
+            learning_starts <= sampleable,
+            "replay.learning_starts",
+            learning_starts,
             f"learning would never start: replay.capacity={capacity} holds {sampleable} sampleable transitions",
         )
         first_update = max(learning_starts, batch_size) + (n_step - 1) * num_envs
         require(
-            first_update <= total_env_steps, "replay.learning_starts", learning_starts,
+            first_update <= total_env_steps,
+            "replay.learning_starts",
+            learning_starts,
             f"the first update would come after total_env_steps={total_env_steps} (it needs {first_update} env steps)",
         )
         if spec.frame_stack:  # stacked frames: each frame kept once, stacks rebuilt at sample time
             per_transition = bytes_per_transition(spec, rows)
-            self.store = FrameStore(rows, num_envs, spec)
+            self.store: StepStore = FrameStore(rows, num_envs, spec)
         else:  # obs and next_obs, int64 action, float32 reward, two bool flags
             per_transition = 2 * spec.obs_bytes + 14
             self.store = StepStore(rows, num_envs)
-        require_memory(int(rows * num_envs * per_transition), "replay.capacity", capacity, f"the buffer ({per_transition:,.0f} bytes a transition)")
+        require_memory(
+            int(rows * num_envs * per_transition),
+            "replay.capacity",
+            capacity,
+            f"the buffer ({per_transition:,.0f} bytes a transition)",
+        )
         self.num_envs, self.gamma, self.n_step = num_envs, gamma, n_step
         self.batch_size, self.learning_starts = batch_size, learning_starts
         self.collect_steps, self.updates = collect_steps, updates
@@ -99,7 +118,7 @@ class UniformReplay:
     def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
         pass
 
-    # A checkpoint keeps the replay's contents (``rlfw.checkpoint``), so a resumed run samples what
+    # A checkpoint keeps the replay's contents (``rlfw.state.checkpoint``), so a resumed run samples what
     # the uninterrupted one would have.
     def state_dict(self) -> dict:
         return {"store": self.store.state_dict()}

@@ -13,7 +13,7 @@ from rlfw.registry import register
 def blend(online: nn.Module, target: nn.Module, tau: float) -> None:
     """Move the target's parameters a ``tau`` fraction of the way to the online network's."""
     torch._foreach_lerp_(list(target.parameters()), list(online.parameters()), tau)
-    for target_buffer, online_buffer in zip(target.buffers(), online.buffers()):
+    for target_buffer, online_buffer in zip(target.buffers(), online.buffers(), strict=True):
         target_buffer.copy_(online_buffer)  # running statistics are copied, not averaged
 
 

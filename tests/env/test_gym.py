@@ -2,9 +2,9 @@
 
 import pytest
 
+from rlfw.config.folders import env_folder
 from rlfw.env.gym import GymEnv
 from rlfw.errors import ConfigError
-from rlfw.run_dir import env_folder
 
 CORRIDOR = "RlfwTest/Corridor-v0"  # registered by importing tests.env.corridor
 

@@ -14,11 +14,21 @@ from rlfw.env.snapshot import NotRestorable, restore, snapshot
 
 
 def cartpole(n: int) -> gym.vector.VectorEnv:
-    return gym.make_vec("CartPole-v1", num_envs=n, vectorization_mode="sync", vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP})
+    return gym.make_vec(
+        "CartPole-v1",
+        num_envs=n,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+    )
 
 
 def acrobot(n: int) -> gym.vector.VectorEnv:
-    return gym.make_vec("Acrobot-v1", num_envs=n, vectorization_mode="sync", vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP})
+    return gym.make_vec(
+        "Acrobot-v1",
+        num_envs=n,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+    )
 
 
 def through_a_file(state: dict) -> dict:
@@ -40,7 +50,7 @@ def test_a_restored_env_steps_exactly_as_the_original(make):
     restore(copy, through_a_file(snapshot(original)))
     for _ in range(800):  # through many episode ends (and their resets, from each env's own generator)
         action = rng.integers(2, size=3)
-        for a, b in zip(original.step(action)[:4], copy.step(action)[:4]):
+        for a, b in zip(original.step(action)[:4], copy.step(action)[:4], strict=True):
             assert np.array_equal(a, b)
 
 

@@ -20,8 +20,12 @@ def net_and_batch():
         action = dist.sample()
         logp = dist.log_prob(action)
     batch = Batch(
-        obs=obs, action=action, logp=logp, value=out["value"],
-        advantage=torch.randn(16), returns=torch.randn(16),
+        obs=obs,
+        action=action,
+        logp=logp,
+        value=out["value"],
+        advantage=torch.randn(16),
+        returns=torch.randn(16),
     )
     return net, batch
 

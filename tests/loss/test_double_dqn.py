@@ -11,8 +11,12 @@ def test_online_net_picks_target_net_evaluates():
     online = TableQ([[0.0, 0.0], [10.0, 1.0]])
     target = TableQ([[0.0, 0.0], [2.0, 8.0]])
     b = Batch(
-        obs=torch.tensor([0]), action=torch.tensor([0]), reward=torch.tensor([1.0]),
-        next_obs=torch.tensor([1]), terminated=torch.tensor([False]), discount=torch.tensor([0.5]),
+        obs=torch.tensor([0]),
+        action=torch.tensor([0]),
+        reward=torch.tensor([1.0]),
+        next_obs=torch.tensor([1]),
+        terminated=torch.tensor([False]),
+        discount=torch.tensor([0.5]),
     )
     double = DoubleDQNLoss(td_loss="mse")(b, online, target)["td_error"]
     plain = DQNLoss(td_loss="mse")(b, online, target)["td_error"]

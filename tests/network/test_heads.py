@@ -1,6 +1,6 @@
+import gymnasium as gym
 import pytest
 import torch
-import gymnasium as gym
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError

@@ -11,7 +11,9 @@ NET = {"encoder": {"name": "mlp", "hidden": [8]}, "head": {"name": "actor_critic
 
 def test_one_param_group_per_configured_part():
     net = build_network(NET, spec())
-    optim = build("optim", {"name": "adam", "lr": 1e-3, "groups": {"critic": {"lr": 1e-2}, "encoder": {"lr": 1e-4}}}, "optim")
+    optim = build(
+        "optim", {"name": "adam", "lr": 1e-3, "groups": {"critic": {"lr": 1e-2}, "encoder": {"lr": 1e-4}}}, "optim"
+    )
     groups = {g["name"]: g for g in optim.build(net).param_groups}
     assert {n: g["lr"] for n, g in groups.items()} == {"default": 1e-3, "critic": 1e-2, "encoder": 1e-4}
     assert {id(p) for p in groups["critic"]["params"]} == {id(p) for p in net.critic.parameters()}
@@ -25,13 +27,15 @@ def test_per_part_rate_reaches_the_update():
     out = net(torch.randn(4, 4))
     (out["logits"].sum() + out["value"].sum()).backward()
     optim.step()
-    assert all(torch.equal(a, b) for a, b in zip(before, net.actor.parameters()))  # lr 0: unchanged
+    assert all(torch.equal(a, b) for a, b in zip(before, net.actor.parameters(), strict=True))  # lr 0: unchanged
 
 
 def test_unknown_part_lists_the_parts():
     net = build_network(NET, spec())
     optim = build("optim", {"name": "adam", "groups": {"trunk": {"lr": 1e-3}}}, "optim")
-    with pytest.raises(ConfigError, match="optim.groups.trunk: not a part of this network; parts: encoder, actor, critic"):
+    with pytest.raises(
+        ConfigError, match=r"optim.groups.trunk: not a part of this network; parts: encoder, actor, critic"
+    ):
         optim.build(net)
 
 

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import torch
 
-from rlfw.collector import Collector
 from rlfw.env.atari import AtariEnv
 from rlfw.env.spec import EnvSpec
 from rlfw.replay.frames import FrameStore
 from rlfw.replay.prioritized import PrioritizedReplay
 from rlfw.replay.steps import StepStore
 from rlfw.replay.uniform import UniformReplay
+from rlfw.run.collector import Collector
 from tests.env.pixels import FRAME, noise_envs
 from tests.helpers import Both
 
@@ -77,8 +77,14 @@ def test_after_wrapping_around_valid_samples_still_equal_the_naive_stores(n):
 def test_replays_sample_only_valid_steps(cls):
     stack, num_envs, capacity = 4, 2, 320
     replay = cls(
-        pixel_spec(stack, "first"), num_envs, 0.9, total_env_steps=10_000, capacity=capacity, batch_size=256,
-        learning_starts=0, n_step=3,
+        pixel_spec(stack, "first"),
+        num_envs,
+        0.9,
+        total_env_steps=10_000,
+        capacity=capacity,
+        batch_size=256,
+        learning_starts=0,
+        n_step=3,
     )
     assert isinstance(replay.store, FrameStore)
     collect(noise_envs(num_envs, stack, "first"), [replay], 3 * capacity // num_envs + 5)
@@ -88,7 +94,9 @@ def test_replays_sample_only_valid_steps(cls):
         assert (batch.obs[:, -1] > 0).all()  # a real newest frame, never padding or an unwritten slot
 
 
-@pytest.mark.parametrize("backend, game, kwargs", [("ale", "breakout", {}), ("gymnasium", "pong", {"max_episode_frames": 400})])
+@pytest.mark.parametrize(
+    "backend, game, kwargs", [("ale", "breakout", {}), ("gymnasium", "pong", {"max_episode_frames": 400})]
+)
 def test_real_atari_stacks_are_rebuilt_exactly(backend, game, kwargs):
     # Breakout's lives end training episodes (terminated); Pong cut at 400 frames is truncated. The
     # ale backend pads first stacks with zeros, gymnasium's FrameStackObservation with the first frame.

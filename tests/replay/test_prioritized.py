@@ -17,7 +17,17 @@ def test_sum_tree_samples_in_proportion_to_priority():
 
 
 def test_priorities_follow_td_errors_and_weights_correct_them():
-    r = PrioritizedReplay(spec=spec(obs_dim=1), num_envs=1, gamma=0.9, total_env_steps=100, capacity=8, batch_size=4, learning_starts=0, alpha=1.0, beta=1.0)
+    r = PrioritizedReplay(
+        spec=spec(obs_dim=1),
+        num_envs=1,
+        gamma=0.9,
+        total_env_steps=100,
+        capacity=8,
+        batch_size=4,
+        learning_starts=0,
+        alpha=1.0,
+        beta=1.0,
+    )
     for i in range(4):
         r.add(step(i))
     b = r.sample()
@@ -35,7 +45,16 @@ def test_priorities_follow_td_errors_and_weights_correct_them():
 
 
 def test_beta_anneals_to_one():
-    r = PrioritizedReplay(spec=spec(obs_dim=1), num_envs=2, gamma=0.9, total_env_steps=10, capacity=20, batch_size=2, learning_starts=0, beta=0.4)
+    r = PrioritizedReplay(
+        spec=spec(obs_dim=1),
+        num_envs=2,
+        gamma=0.9,
+        total_env_steps=10,
+        capacity=20,
+        batch_size=2,
+        learning_starts=0,
+        beta=0.4,
+    )
     assert r.beta() == 0.4
     for i in range(5):
         r.add(step(i, num_envs=2))
@@ -43,7 +62,16 @@ def test_beta_anneals_to_one():
 
 
 def test_n_step_rows_become_sampleable_once_complete():
-    r = PrioritizedReplay(spec=spec(obs_dim=1), num_envs=1, gamma=0.9, total_env_steps=10, capacity=10, batch_size=2, learning_starts=0, n_step=3)
+    r = PrioritizedReplay(
+        spec=spec(obs_dim=1),
+        num_envs=1,
+        gamma=0.9,
+        total_env_steps=10,
+        capacity=10,
+        batch_size=2,
+        learning_starts=0,
+        n_step=3,
+    )
     r.add(step(0))
     r.add(step(1))
     assert r.tree.total == 0

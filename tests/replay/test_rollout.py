@@ -17,16 +17,24 @@ class ConstantValue(torch.nn.Module):
 
 def fill(r: Rollout, num_envs: int, steps: int):
     for t in range(steps):
-        r.add({
-            "obs": np.full((num_envs, 1), t, dtype=np.float32), "action": np.zeros(num_envs, dtype=np.int64),
-            "reward": np.ones(num_envs, dtype=np.float32), "next_obs": np.zeros((num_envs, 1), dtype=np.float32),
-            "terminated": np.zeros(num_envs, dtype=bool), "truncated": np.full(num_envs, t == steps - 1),
-            "logp": np.zeros(num_envs, dtype=np.float32), "value": np.zeros(num_envs, dtype=np.float32),
-        })
+        r.add(
+            {
+                "obs": np.full((num_envs, 1), t, dtype=np.float32),
+                "action": np.zeros(num_envs, dtype=np.int64),
+                "reward": np.ones(num_envs, dtype=np.float32),
+                "next_obs": np.zeros((num_envs, 1), dtype=np.float32),
+                "terminated": np.zeros(num_envs, dtype=bool),
+                "truncated": np.full(num_envs, t == steps - 1),
+                "logp": np.zeros(num_envs, dtype=np.float32),
+                "value": np.zeros(num_envs, dtype=np.float32),
+            }
+        )
 
 
 def test_epochs_times_minibatches_cover_the_rollout_each_epoch():
-    r = Rollout(total_env_steps=10_000, num_envs=2, gamma=0.9, num_steps=8, epochs=3, minibatches=4, normalize_advantage=False)
+    r = Rollout(
+        total_env_steps=10_000, num_envs=2, gamma=0.9, num_steps=8, epochs=3, minibatches=4, normalize_advantage=False
+    )
     fill(r, 2, 8)
     assert r.ready()
     batches = list(r.batches(ConstantValue()))
@@ -38,7 +46,16 @@ def test_epochs_times_minibatches_cover_the_rollout_each_epoch():
 
 
 def test_last_step_bootstraps_from_the_critic():
-    r = Rollout(total_env_steps=10_000, num_envs=1, gamma=0.5, num_steps=1, epochs=1, minibatches=1, gae_lambda=1.0, normalize_advantage=False)
+    r = Rollout(
+        total_env_steps=10_000,
+        num_envs=1,
+        gamma=0.5,
+        num_steps=1,
+        epochs=1,
+        minibatches=1,
+        gae_lambda=1.0,
+        normalize_advantage=False,
+    )
     fill(r, 1, 1)
     (b,) = r.batches(ConstantValue())
     torch.testing.assert_close(b.advantage, torch.tensor([1.0 + 0.5 * 2.0]))  # truncated: r + gamma V(final obs)
@@ -56,33 +73,44 @@ def test_feedback_can_stop_the_remaining_epochs():
 
 
 def test_minibatches_must_divide_the_rollout():
-    with pytest.raises(ConfigError, match="replay.minibatches=3"):
+    with pytest.raises(ConfigError, match=r"replay.minibatches=3"):
         Rollout(total_env_steps=10_000, num_envs=2, gamma=0.9, num_steps=4, minibatches=3)
 
 
 def test_bootstraps_from_the_critic_on_every_next_obs():
     # Rollout keeps no next_obs: V(next_obs) is the next step's value from acting, or one forward over
     # the final observations and the last step's next_obs. It must equal the critic on every next_obs.
-    from rlfw.build import build_parts
-    from rlfw.collector import Collector
+    from rlfw.config.build import build_parts
     from rlfw.replay.gae import gae
     from rlfw.replay.steps import StepStore
-    from tests.helpers import config
-    from tests.helpers import Both
+    from rlfw.run.collector import Collector
+    from tests.helpers import Both, config
 
     cfg = config(
-        "algo=ppo", "env=gym", "env.id=CartPole-v1", "+env.kwargs.max_episode_steps=16",  # truncations bootstrap
-        "replay.num_steps=64", "replay.epochs=1", "replay.minibatches=1", "replay.normalize_advantage=false",
+        "algo=ppo",
+        "env=gym",
+        "env.id=CartPole-v1",
+        "+env.kwargs.max_episode_steps=16",  # truncations bootstrap
+        "replay.num_steps=64",
+        "replay.epochs=1",
+        "replay.minibatches=1",
+        "replay.normalize_advantage=false",
     )
     parts = build_parts(cfg)
     naive = StepStore(64, 8)
-    collector = Collector(parts.env.make(8), parts.net, parts.explore, Both(naive, parts.replay), 0, torch.device("cpu"))
+    collector = Collector(
+        parts.env.make(8), parts.net, parts.explore, Both(naive, parts.replay), 0, torch.device("cpu")
+    )
     collector.collect(64)
     d = naive.data
-    assert int(d["terminated"].sum()) >= 5 and int(d["truncated"].sum()) >= 5  # episode ends of both kinds (about 12 and 20)
+    assert (
+        int(d["terminated"].sum()) >= 5 and int(d["truncated"].sum()) >= 5
+    )  # episode ends of both kinds (about 12 and 20)
     with torch.no_grad():
         next_value = parts.net(d["next_obs"].flatten(0, 1))["value"].view(64, 8)
-    advantage = gae(d["reward"], d["value"], next_value, d["terminated"], d["truncated"], cfg["gamma"], cfg["replay"]["gae_lambda"])
+    advantage = gae(
+        d["reward"], d["value"], next_value, d["terminated"], d["truncated"], cfg["gamma"], cfg["replay"]["gae_lambda"]
+    )
     torch.manual_seed(5)
     order = torch.randperm(64 * 8)
     torch.manual_seed(5)

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from rlfw.registry import build
-from tests.replay.test_frames import pixel_spec
 from tests.helpers import spec
+from tests.replay.test_frames import pixel_spec
 
 
 def through_a_file(state: dict) -> dict:
@@ -21,15 +21,25 @@ def through_a_file(state: dict) -> dict:
 
 def steps(env_spec, num_envs: int, count: int):
     g = torch.Generator().manual_seed(0)
-    obs = torch.randint(0, 255, (num_envs, *env_spec.obs_shape), generator=g).to(torch.float32 if env_spec.obs_dtype.kind == "f" else torch.uint8)
+    obs = torch.randint(0, 255, (num_envs, *env_spec.obs_shape), generator=g).to(
+        torch.float32 if env_spec.obs_dtype.kind == "f" else torch.uint8
+    )
     for _ in range(count):
         nxt = torch.randint(0, 255, obs.shape, generator=g).to(obs.dtype)
         done = torch.rand(num_envs, generator=g) < 0.1
-        yield {k: v.numpy() for k, v in {  # as the collector hands them over: numpy arrays
-            "obs": obs, "action": torch.randint(2, (num_envs,), generator=g), "reward": torch.rand(num_envs, generator=g),
-            "next_obs": nxt, "terminated": done & (torch.rand(num_envs, generator=g) < 0.5), "truncated": done & False,
-            "logp": torch.zeros(num_envs), "value": torch.rand(num_envs, generator=g),
-        }.items()}
+        yield {
+            k: v.numpy()
+            for k, v in {  # as the collector hands them over: numpy arrays
+                "obs": obs,
+                "action": torch.randint(2, (num_envs,), generator=g),
+                "reward": torch.rand(num_envs, generator=g),
+                "next_obs": nxt,
+                "terminated": done & (torch.rand(num_envs, generator=g) < 0.5),
+                "truncated": done & False,
+                "logp": torch.zeros(num_envs),
+                "value": torch.rand(num_envs, generator=g),
+            }.items()
+        }
         obs = nxt
 
 

@@ -67,7 +67,11 @@ def test_ready_waits_for_learning_starts():
 
 @pytest.mark.parametrize(
     "kwargs, key",
-    [({"batch_size": 200}, "replay.batch_size"), ({"capacity": -1}, "replay.capacity"), ({"n_step": 0}, "replay.n_step")],
+    [
+        ({"batch_size": 200}, "replay.batch_size"),
+        ({"capacity": -1}, "replay.capacity"),
+        ({"n_step": 0}, "replay.n_step"),
+    ],
 )
 def test_bad_sizes_name_the_key(kwargs, key):
     with pytest.raises(ConfigError, match=key):

@@ -21,7 +21,9 @@ class MunchausenLoss(DQNLoss):
     computed without gradient; ``td_loss``, ``clip_delta`` and importance weights are DQN's.
     """
 
-    def __init__(self, alpha: float = 0.9, tau: float = 0.03, l0: float = -1.0, td_loss: str = "huber", clip_delta: float = 1.0):
+    def __init__(
+        self, alpha: float = 0.9, tau: float = 0.03, l0: float = -1.0, td_loss: str = "huber", clip_delta: float = 1.0
+    ):
         super().__init__(td_loss, clip_delta)
         require(0 <= alpha <= 1, "loss.alpha", alpha, "must be in [0, 1]")
         require(tau > 0, "loss.tau", tau, "must be > 0 (the entropy temperature)")

@@ -19,8 +19,12 @@ def test_contracts():
 def batch(b: int = 5) -> Batch:
     torch.manual_seed(0)
     return Batch(
-        obs=torch.randn(b, 4), action=torch.randint(3, (b,)), reward=torch.randn(b), next_obs=torch.randn(b, 4),
-        terminated=torch.tensor([0, 1, 0, 0, 1][:b], dtype=torch.bool), discount=torch.full((b,), 0.9),
+        obs=torch.randn(b, 4),
+        action=torch.randint(3, (b,)),
+        reward=torch.randn(b),
+        next_obs=torch.randn(b, 4),
+        terminated=torch.tensor([0, 1, 0, 0, 1][:b], dtype=torch.bool),
+        discount=torch.full((b,), 0.9),
     )
 
 
@@ -44,9 +48,13 @@ def targets_by_loops(batch, target, alpha, tau, l0):
 def test_loss_matches_the_paper_written_as_loops(alpha, tau):
     b, net = batch(), network({"q"})
     target = network({"q"}).requires_grad_(False)
-    out = build("loss", {"name": "munchausen_dqn", "alpha": alpha, "tau": tau, "td_loss": "mse"}, "loss")(b, net, target)
+    out = build("loss", {"name": "munchausen_dqn", "alpha": alpha, "tau": tau, "td_loss": "mse"}, "loss")(
+        b, net, target
+    )
     q_taken = net(b.obs)["q"].gather(1, b.action[:, None]).squeeze(1).detach()
-    torch.testing.assert_close(out["td_error"], q_taken - targets_by_loops(b, target, alpha, tau, -1.0), rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(
+        out["td_error"], q_taken - targets_by_loops(b, target, alpha, tau, -1.0), rtol=1e-4, atol=1e-5
+    )
 
 
 def test_without_the_bonus_and_at_low_temperature_it_is_dqn():

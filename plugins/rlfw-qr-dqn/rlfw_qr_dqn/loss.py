@@ -44,7 +44,9 @@ class QuantileHuberLoss(nn.Module):
             y = batch.reward[:, None] + (batch.discount * (1.0 - batch.terminated.float()))[:, None] * next_theta
         u = y[:, None, :] - theta[:, :, None]  # [B, N_i, N_j]
         tau = (torch.arange(n, device=u.device, dtype=u.dtype) + 0.5) / n
-        huber = F.huber_loss(theta[:, :, None].expand_as(u), y[:, None, :].expand_as(u), reduction="none", delta=self.kappa)
+        huber = F.huber_loss(
+            theta[:, :, None].expand_as(u), y[:, None, :].expand_as(u), reduction="none", delta=self.kappa
+        )
         per_sample = ((tau[None, :, None] - (u.detach() < 0).to(u.dtype)).abs() * huber / self.kappa).mean(2).sum(1)
         if "weight" in batch:  # prioritized replay's importance weights
             per_sample = batch.weight * per_sample

@@ -1,6 +1,5 @@
 """QR-DQN keeps rlfw's contracts, matches its equation written as a plain loop, and learns CartPole."""
 
-
 import pytest
 import torch
 
@@ -36,8 +35,12 @@ def test_loss_matches_the_paper_written_as_loops(double):
     target = network({"quantiles"}, {"name": "quantile_q", "n_quantiles": 4}).requires_grad_(False)
     b = 6
     batch = Batch(
-        obs=torch.randn(b, 4), action=torch.randint(3, (b,)), reward=torch.randn(b), next_obs=torch.randn(b, 4),
-        terminated=torch.tensor([0, 1, 0, 0, 1, 0], dtype=torch.bool), discount=torch.full((b,), 0.9),
+        obs=torch.randn(b, 4),
+        action=torch.randint(3, (b,)),
+        reward=torch.randn(b),
+        next_obs=torch.randn(b, 4),
+        terminated=torch.tensor([0, 1, 0, 0, 1, 0], dtype=torch.bool),
+        discount=torch.full((b,), 0.9),
     )
     out = loss(batch, net, target)
     with torch.no_grad():
@@ -57,15 +60,29 @@ def test_only_the_taken_actions_quantiles_get_gradient():
     net = network({"quantiles"}, {"name": "quantile_q", "n_quantiles": 3})
     target = network({"quantiles"}, {"name": "quantile_q", "n_quantiles": 3}).requires_grad_(False)
     obs = torch.randn(1, 4)
-    batch = Batch(obs=obs, action=torch.tensor([2]), reward=torch.ones(1), next_obs=torch.randn(1, 4),
-                  terminated=torch.zeros(1, dtype=torch.bool), discount=torch.full((1,), 0.99))
+    batch = Batch(
+        obs=obs,
+        action=torch.tensor([2]),
+        reward=torch.ones(1),
+        next_obs=torch.randn(1, 4),
+        terminated=torch.zeros(1, dtype=torch.bool),
+        discount=torch.full((1,), 0.99),
+    )
     loss(batch, net, target)["loss_quantile"].backward()
     grad = net.quantiles.weight.grad.view(3, 3, -1)  # [action, quantile, features]
     assert grad[2].abs().sum() > 0 and grad[:2].abs().sum() == 0
 
 
 def test_combines_with_prioritized_replay_n_step_and_double(tmp_path):
-    summary = run(tmp_path, "algo=qr_dqn", "replay=prioritized", "replay.n_step=3", "loss.double=true", "total_env_steps=3000", "eval.every=3000")
+    summary = run(
+        tmp_path,
+        "algo=qr_dqn",
+        "replay=prioritized",
+        "replay.n_step=3",
+        "loss.double=true",
+        "total_env_steps=3000",
+        "eval.every=3000",
+    )
     assert summary["algo"] == "qr_dqn" and summary["updates"] > 0
 
 

@@ -8,52 +8,60 @@ input channels: ``[B, stack, H, W]`` and ``[B, stack, C, H, W]`` both work.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
 from torch import nn
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
+from rlfw.network.encoder import Encoder
 from rlfw.registry import register
 
 
-def conv_out(size: int, kernels: list[int], strides: list[int]) -> int:
-    for k, s in zip(kernels, strides):
+def conv_out(size: int, kernels: Sequence[int], strides: Sequence[int]) -> int:
+    for k, s in zip(kernels, strides, strict=True):
         size = (size - k) // s + 1
     return size
 
 
 @register("encoder", "nature_cnn")
-class NatureCNN(nn.Module):
+class NatureCNN(Encoder):
     def __init__(
         self,
         spec: EnvSpec,
-        channels: list[int] = (32, 64, 64),
-        kernels: list[int] = (8, 4, 3),
-        strides: list[int] = (4, 2, 1),
+        channels: Sequence[int] = (32, 64, 64),
+        kernels: Sequence[int] = (8, 4, 3),
+        strides: Sequence[int] = (4, 2, 1),
         hidden: int = 512,
         channels_last: bool = True,
     ):
         super().__init__()
         require(
-            len(spec.obs_shape) >= 3, "network.encoder", "nature_cnn",
+            len(spec.obs_shape) >= 3,
+            "network.encoder",
+            "nature_cnn",
             f"needs image observations ([channels, height, width]), {spec.id} gives shape {list(spec.obs_shape)};"
             " use network/encoder=mlp for vector observations",
         )
         require(
-            len(channels) == len(kernels) == len(strides) >= 1, "network.encoder.channels", list(channels),
+            len(channels) == len(kernels) == len(strides) >= 1,
+            "network.encoder.channels",
+            list(channels),
             f"channels, kernels and strides need one entry per conv layer (got {len(channels)}, {len(kernels)}, {len(strides)})",
         )
         *lead, height, width = spec.obs_shape
         out_h, out_w = conv_out(height, kernels, strides), conv_out(width, kernels, strides)
         require(
-            out_h >= 1 and out_w >= 1, "network.encoder", "nature_cnn",
+            out_h >= 1 and out_w >= 1,
+            "network.encoder",
+            "nature_cnn",
             f"{height}x{width} images are too small for kernels {list(kernels)} with strides {list(strides)};"
             " set smaller network.encoder.kernels/strides",
         )
         require(hidden >= 1, "network.encoder.hidden", hidden, "units of the fully connected layer, >= 1")
         layers, c = [], math.prod(lead)
-        for out, k, s in zip(channels, kernels, strides):
+        for out, k, s in zip(channels, kernels, strides, strict=True):
             layers += [nn.Conv2d(c, out, k, s), nn.ReLU()]
             c = out
         self.convs = nn.Sequential(*layers)

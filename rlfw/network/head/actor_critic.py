@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TypeVar
 
 import torch
 from torch import nn
 from torch.distributions import Categorical
 
 from rlfw.env.spec import EnvSpec
+from rlfw.network.encoder import Encoder
 from rlfw.network.head.checks import require_discrete
 from rlfw.registry import register
 
@@ -20,10 +22,14 @@ def policy(out: dict[str, torch.Tensor]) -> Categorical:
     return Categorical(logits=out["logits"], validate_args=False)
 
 
-def _orthogonal(layer: nn.Module, gain: float) -> nn.Module:
+def _orthogonal(layer: LayerT, gain: float) -> LayerT:
     nn.init.orthogonal_(layer.weight, gain)
-    nn.init.zeros_(layer.bias)
+    if layer.bias is not None:
+        nn.init.zeros_(layer.bias)
     return layer
+
+
+LayerT = TypeVar("LayerT", nn.Linear, nn.Conv2d)
 
 
 @register("head", "actor_critic")
@@ -37,7 +43,7 @@ class ActorCritic(nn.Module):
 
     outputs = frozenset({"logits", "value"})
 
-    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], nn.Module], shared: bool = False):
+    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder], shared: bool = False):
         super().__init__()
         require_discrete(spec, "actor_critic")
         self.shared = shared
@@ -48,12 +54,15 @@ class ActorCritic(nn.Module):
             actor_trunk, critic_trunk = make_encoder(), make_encoder()
         for m in [actor_trunk, critic_trunk]:
             for layer in m.modules():
-                if isinstance(layer, (nn.Linear, nn.Conv2d)):
+                if isinstance(layer, nn.Linear):
+                    _orthogonal(layer, math.sqrt(2))
+                elif isinstance(layer, nn.Conv2d):
                     _orthogonal(layer, math.sqrt(2))
         policy = _orthogonal(nn.Linear(actor_trunk.out_dim, spec.num_actions), 0.01)
         value = _orthogonal(nn.Linear(critic_trunk.out_dim, 1), 1.0)
         if shared:
-            self.actor, self.critic = policy, value
+            self.actor: nn.Module = policy
+            self.critic: nn.Module = value
         else:
             self.actor = nn.Sequential(actor_trunk, policy)
             self.critic = nn.Sequential(critic_trunk, value)

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from rlfw.env.spec import EnvSpec
+from rlfw.network.encoder import Encoder
 from rlfw.network.head.checks import require_discrete
 from rlfw.registry import register
 
@@ -16,7 +17,7 @@ from rlfw.registry import register
 class QNetwork(nn.Module):
     outputs = frozenset({"q"})
 
-    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], nn.Module]):
+    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder]):
         super().__init__()
         require_discrete(spec, "q")
         self.encoder = make_encoder()

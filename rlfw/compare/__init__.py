@@ -1,0 +1,50 @@
+"""``python -m rlfw.compare <run folders or globs> [--by KEY ...] [--x env_steps|wall_seconds] [--out DIR]``
+
+Reads finished runs (a sweep folder counts as its runs), groups them into variants by the keys that
+differ between them (seeds pooled) or by ``--by``, and writes into ``--out``:
+``compare.png`` (greedy eval return against env steps or wall seconds: each variant's mean over its
+runs, with a 95% bootstrap band), ``compare.md`` and ``compare.csv`` (final return mean, std, IQM with
+its 95% interval, runs solved, median env steps and wall seconds to the env's solved return).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rlfw.compare.plot import plot
+from rlfw.compare.runs import find_runs, group, variant_keys
+from rlfw.compare.table import table, write_table
+from rlfw.errors import ConfigError
+
+
+def compare(paths: list[str], by: list[str] | None, x: str, out: Path) -> str:
+    runs = find_runs(paths)
+    if by:
+        unknown = [k for k in by if all(r.value(k) is None for r in runs)]
+        if unknown:
+            differ = ", ".join(variant_keys(runs)) or "none"
+            raise ConfigError(f"--by {unknown[0]}: no run has this key; keys that differ between these runs: {differ}")
+    groups = group(runs, by)
+    text = write_table(table(groups), out, "compare")
+    plot(groups, x, out / "compare.png")
+    return text
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m rlfw.compare", description=__doc__.split("\n\n")[1].replace("\n", " ").replace("``", "")
+    )
+    parser.add_argument("paths", nargs="+", help="run folders, sweep folders or globs")
+    parser.add_argument("--by", nargs="+", metavar="KEY", help="group by these keys (default: the keys that differ)")
+    parser.add_argument("--x", choices=["env_steps", "wall_seconds"], default="env_steps", help="the curve's x axis")
+    parser.add_argument("--out", type=Path, default=Path("."), help="where compare.png/.md/.csv go (default: here)")
+    args = parser.parse_args(argv)
+    try:
+        text = compare(args.paths, args.by, args.x, args.out)
+    except ConfigError as err:
+        print(f"rlfw.compare: {err}", file=sys.stderr)
+        sys.exit(2)
+    print(text, end="")
+    print(f"wrote {args.out / 'compare.png'}, compare.md and compare.csv")

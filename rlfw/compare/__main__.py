@@ -1,0 +1,5 @@
+"""``python -m rlfw.compare``."""
+
+from rlfw.compare import main
+
+main()

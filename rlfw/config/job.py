@@ -1,0 +1,21 @@
+"""A job: one run's checked config, its built parts, and what Hydra says about it. Made before
+training (``rlfw.config.preflight.prepare``) and read by the run and its loggers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rlfw.config.build import Parts
+from rlfw.state.resume import Resume
+
+
+@dataclass
+class Job:
+    cfg: dict[str, Any]  # the checked config that runs (written as resolved.yaml)
+    parts: Parts
+    choices: dict[str, str | None]  # Hydra's group choices: algo, env, ...
+    overrides: list[str]  # the command line's overrides of this job
+    dropped: list[str]  # warnings for keys a tuned file set for a sibling option
+    sweep: str | None = None  # a multirun's sweep folder name
+    resume: Resume | None = None  # the checkpoint a resumed run goes on from (resume=...)

@@ -1,0 +1,61 @@
+"""Hydra's launchers and sweepers that rlfw ships as extras, and the cores a parallel launcher splits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omegaconf import DictConfig
+
+from rlfw.errors import ConfigError
+from rlfw.machine import cores
+
+# group -> option -> the rlfw extra that installs it
+EXTRAS = {
+    "hydra/launcher": {"joblib": "joblib", "submitit_local": "slurm", "submitit_slurm": "slurm", "ray": "ray"},
+    "hydra/sweeper": {"optuna": "optuna"},
+}
+
+
+def install_hint(group: str, name: str) -> str:
+    extra = EXTRAS.get(group, {}).get(name)
+    return f"; it comes with an extra: pip install 'rlfw[{extra}]'" if extra else ""
+
+
+def workers(hydra_cfg: DictConfig) -> int:
+    """Jobs run at once on this machine: joblib's ``n_jobs`` (-1: one per core, -2: all but one, ...);
+    a local Ray's cores over each task's ``num_cpus`` (1 unless set)."""
+    launcher: Any = hydra_cfg.get("launcher") or {}
+    target = str(launcher.get("_target_", ""))
+    if target.endswith("JoblibLauncher"):
+        n_jobs, available = launcher.get("n_jobs") or -1, cores()
+        return max(1, available + 1 + n_jobs if n_jobs < 0 else n_jobs)
+    if target.endswith(".RayLauncher") and launcher.ray.init.get("address") is None:
+        return max(1, cores() // (launcher.ray.remote.get("num_cpus") or 1))
+    return 1
+
+
+def split_cores(cfg: dict[str, Any], jobs: int) -> dict[str, Any]:
+    """With ``jobs`` processes side by side (joblib workers, ddp ranks), each gets cores // jobs
+    threads: torch's (``threads``) and, for an env with threads of its own (``env.threads``, ALE), the
+    env's. Unset ones are set to that share; a set one that oversubscribes the cores is refused
+    (STACK.md, trap 3)."""
+    if jobs == 1:
+        return cfg
+    available = cores()
+    if jobs > available:
+        raise ConfigError(
+            f"{jobs} processes side by side (joblib workers x ddp ranks): more than this machine's {available} cores"
+        )
+    share = available // jobs
+    for node, key in ((cfg, "threads"), (cfg["env"], "threads")):
+        if key not in node:
+            continue
+        name = "threads" if node is cfg else "env.threads"
+        if node[key] is None:
+            node[key] = share
+        elif node[key] * jobs > available:
+            raise ConfigError(
+                f"{name}={node[key]}: {jobs} processes x {node[key]} threads exceed this machine's {available} cores;"
+                f" set {name}={share} or null (the share of each process)"
+            )
+    return cfg

@@ -1,0 +1,153 @@
+"""Everything before training, for one job: resolve the config, check it, build its parts.
+
+Hydra calls ``Preflight`` (a Hydra callback named in conf/config.yaml) before it creates a run folder,
+and for a multirun before the first job, so a bad config stops with one line and leaves nothing
+behind. The task function then runs ``prepare`` again on the same config and trains.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hydra import compose, initialize_config_dir
+from hydra.core.hydra_config import HydraConfig
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.experimental.callback import Callback
+from hydra.types import RunMode
+from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf.errors import OmegaConfBaseException
+
+from rlfw.config.build import build_parts
+from rlfw.config.check import check_config
+from rlfw.config.job import Job
+from rlfw.config.launchers import split_cores, workers
+from rlfw.config.path import config_dir
+from rlfw.config.report import CONFIG_ERRORS, fail
+from rlfw.config.trainer import check_trainer
+from rlfw.errors import ConfigError
+from rlfw.plugins import search_path
+from rlfw.state.resume import Resume, prepare_resume
+
+BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
+
+
+def plain(node: Any, resolve: bool = True) -> Any:
+    """An OmegaConf node as plain dicts, lists and values."""
+    return OmegaConf.to_container(node, resolve=resolve)
+
+
+def prepare(config: DictConfig, hydra_cfg: Any) -> Job:
+    """``config`` is the composed job config (its ``hydra`` node is ignored), ``hydra_cfg`` Hydra's node."""
+    choices = plain(hydra_cfg.runtime.choices)
+    overrides = plain(hydra_cfg.overrides.task, resolve=False)  # the strings, as typed
+    dropped: list[str] = []
+    cfg = check_config(resolve(config), user_keys(overrides), choices, dropped)
+    sweep = Path(hydra_cfg.sweep.dir).name if hydra_cfg.get("mode") == RunMode.MULTIRUN else None
+    ddp = cfg["trainer"]["strategy"] == "ddp"
+    if ddp and sweep is not None:
+        raise ConfigError(
+            "trainer.strategy=ddp: not in a multirun (-m); Lightning starts the other ranks by running the"
+            " command line again, which would run the whole sweep again: start each ddp run on its own"
+        )
+    cfg = split_cores(cfg, workers(hydra_cfg) * (cfg["trainer"]["devices"] if ddp else 1))
+    parts = build_parts(cfg)
+    return Job(cfg, parts, choices, overrides, dropped, sweep, check_folder(cfg, run_folder(hydra_cfg), ddp))
+
+
+def run_folder(hydra_cfg: DictConfig) -> Path | None:
+    """The job's run folder: Hydra's output dir once the job runs, ``hydra.run.dir`` before a single
+    run starts; None for a sweep's jobs before they run (their folders are new)."""
+    if not OmegaConf.is_missing(hydra_cfg.runtime, "output_dir"):
+        return Path(hydra_cfg.runtime.output_dir)
+    return None if hydra_cfg.get("mode") == RunMode.MULTIRUN else Path(hydra_cfg.run.dir)
+
+
+def check_folder(cfg: dict[str, Any], run_dir: Path | None, ddp: bool) -> Resume | None:
+    """A resumed run's checkpoint, checked; a new run never starts in a folder that holds one."""
+    if run_dir is None:
+        return None
+    if cfg["resume"] is None:
+        if (run_dir / "metrics.csv").exists() or (run_dir / "checkpoints").exists():
+            raise ConfigError(
+                f"hydra.run.dir={run_dir} already holds a run (metrics.csv, checkpoints/); continue it with"
+                " resume=auto, or train into another folder"
+            )
+        return None
+    if ddp:
+        raise ConfigError(
+            "resume: not with trainer.strategy=ddp (each rank's envs and replay would need files of their own)"
+        )
+    return prepare_resume(cfg["resume"], run_dir, cfg)
+
+
+def resolve(config: DictConfig) -> dict[str, Any]:
+    task = OmegaConf.masked_copy(config, [str(k) for k in config if k != "hydra"])
+    try:
+        resolved: dict[str, Any] = OmegaConf.to_container(task, resolve=True, throw_on_missing=True)  # type: ignore[assignment]
+        return resolved
+    except OmegaConfBaseException as err:
+        raise ConfigError(f"{err.full_key}: {str(err).splitlines()[0]}") from err
+
+
+def composed(*overrides: str) -> dict[str, Any]:
+    """The checked config that ``python -m rlfw <overrides>`` would run, as plain containers, composed
+    without a Hydra app (for tests and benchmarks)."""
+    search_path.install()
+    with initialize_config_dir(config_dir(), version_base="1.3"):
+        return check_config(plain(compose("config", list(overrides))))
+
+
+def user_keys(overrides: list[str]) -> frozenset[str]:
+    """The dotted keys an override list sets (``network/head=q`` gives ``network.head``)."""
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    return frozenset(o.key_or_group.replace("/", ".") for o in parsed)
+
+
+def check_job(config: DictConfig) -> None:
+    """Every check a job gets before training, the Trainer's flags last (that imports Lightning)."""
+    check_trainer(prepare(config, config.hydra).cfg)
+
+
+def name_jobs_by_what_varies(config: DictConfig, parsed: list) -> None:
+    """A job folder's name (``hydra.sweep.subdir``) holds ``hydra.job.override_dirname``: leave out
+    of it the overrides that every job shares. Each job's config is composed again from the sweep's
+    ``hydra.overrides.hydra``, so the exclusion reaches every launcher."""
+    varying = {o.key_or_group for o in parsed if o.is_sweep_override()}
+    shared = sorted({o.key_or_group for o in parsed} - varying)
+    if shared:
+        with open_dict(config):
+            config.hydra.overrides.hydra.append(
+                f"hydra.job.config.override_dirname.exclude_keys=[{','.join(repr(k) for k in shared)}]"
+            )
+
+
+class Preflight(Callback):
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        HydraConfig.instance().set_config(config)  # hydra.run.dir names the folder from ${hydra:...}: set it now
+        try:
+            check_job(config)
+        except CONFIG_ERRORS as err:
+            fail(err)
+
+    def on_multirun_start(self, config: DictConfig, config_name: str | None = None, **kwargs: Any) -> None:
+        """Names job folders by what the sweep varies, then checks every job of a basic sweep before
+        the first starts; other sweepers pick their jobs as they go, and each job is checked when it starts."""
+        from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+
+        sweeper = config.hydra.sweeper
+        arguments = [f"{k}={v}" for k, v in (sweeper.get("params") or {}).items()]
+        arguments += plain(config.hydra.overrides.task, resolve=False)
+        parsed = OverridesParser.create().parse_overrides(arguments)
+        name_jobs_by_what_varies(config, parsed)
+        if sweeper.get("_target_") != BASIC_SWEEPER:
+            return
+        for batch in BasicSweeper.split_arguments(parsed, None):
+            for overrides in batch:
+                try:
+                    job = compose(config_name, list(overrides), return_hydra_config=True)
+                    with open_dict(job):
+                        job.hydra.mode = RunMode.MULTIRUN  # compose leaves it unset
+                    check_job(job)
+                except CONFIG_ERRORS as err:
+                    fail(err)

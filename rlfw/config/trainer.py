@@ -1,0 +1,43 @@
+"""The Lightning ``Trainer`` flags: what rlfw sets itself, and Lightning's own check of the rest."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from typing import Any
+
+from rlfw.errors import ConfigError
+
+QUIET_WARNINGS = (
+    r".*LeafSpec.*",  # torch 2.13 + Lightning: one FutureWarning per batch
+    r".*`dataloader_iter`.*",  # we pull batches ourselves, on purpose (see RLModule.training_step)
+    r".*does not have many workers.*",  # the env stream must run in the main process
+)
+
+
+# rlfw owns the run's length, logging, checkpoints and console output; cfg["trainer"] adds the rest.
+RUN_CONTROL: dict[str, Any] = dict(
+    max_epochs=1,
+    enable_checkpointing=False,
+    enable_progress_bar=False,
+    enable_model_summary=False,
+    num_sanity_val_steps=0,
+)
+
+
+def quiet_lightning() -> None:
+    for pattern in QUIET_WARNINGS:
+        warnings.filterwarnings("ignore", message=pattern)
+    logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)
+
+
+def check_trainer(cfg: dict[str, Any]) -> None:
+    """Lightning's own checks of ``cfg["trainer"]`` (say ``precision=16-mixed`` on a CPU), as a ``ConfigError``."""
+    import lightning.pytorch as pl  # seconds: only once every other check has passed
+    from lightning.fabric.utilities.exceptions import MisconfigurationException
+
+    quiet_lightning()
+    try:
+        pl.Trainer(**RUN_CONTROL, logger=False, **cfg["trainer"])
+    except (TypeError, ValueError, ImportError, RuntimeError, MisconfigurationException) as err:
+        raise ConfigError(f"trainer: {err}") from err

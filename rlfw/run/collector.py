@@ -1,0 +1,107 @@
+"""Steps the training envs with the live policy and feeds each vector step to the replay strategy."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import torch
+
+from rlfw.env.snapshot import NotRestorable, restore, snapshot
+from rlfw.explore.outputs import Outputs
+
+
+class Collector:
+    def __init__(self, envs, net, explore, replay, seed: int, device: torch.device, world: int = 1):
+        self.envs, self.net, self.explore, self.replay, self.device = envs, net, explore, replay, device
+        self.world = world  # processes stepping envs in lockstep (trainer.strategy=ddp): env steps count them all
+        self.obs, _ = envs.reset(seed=seed)
+        self.num_envs = envs.num_envs
+        self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
+        self.env_steps = 0
+        self.episode_return = np.zeros(self.num_envs)
+        self.episode_length = np.zeros(self.num_envs, dtype=np.int64)
+        self.recent_returns: deque[float] = deque(maxlen=20)
+        self.recent_lengths: deque[int] = deque(maxlen=20)
+
+    def collect(self, steps: int, limit: int | None = None) -> None:
+        """Up to ``steps`` vector steps, fewer if the env steps reach ``limit``.
+
+        One no-grad scope for them all: entering one at every vector step, right after the envs' step,
+        costs a measurable share of a collector step."""
+        with torch.no_grad():
+            for _ in range(steps):
+                if limit is not None and self.env_steps >= limit:
+                    return
+                self._step()
+
+    def _step(self) -> None:
+        """One vector step: act, step the envs, hand the step to the replay.
+
+        numpy from the envs to the replay (explore rules return numpy, replays take it); torch only
+        for the network: right after the envs' threads ran, a torch call costs several times a numpy
+        call (docs/results.md, "Why the code is so")."""
+        obs = self.obs
+        out = Outputs(lambda: self.net(torch.from_numpy(obs).to(self.device)), self.num_envs, self.num_actions)
+        action, extras = self.explore.act(out, self.env_steps)
+        next_obs, reward, terminated, truncated, info = self.envs.step(action)
+        final, done = next_obs, terminated | truncated
+        ended = done.any()
+        if ended:  # an episode ended: its true last observation is in info
+            final = next_obs.copy()
+            final[done] = np.stack(info["final_obs"][done])
+        self.replay.add(
+            {
+                "obs": obs,
+                "action": action,
+                "reward": reward.astype(np.float32, copy=False),
+                "next_obs": final,
+                "terminated": terminated,
+                "truncated": truncated,
+                **extras,
+            }
+        )
+        self.obs = next_obs
+        self.env_steps += self.num_envs * self.world
+        self._track_episodes(reward, done, ended)
+
+    def state_dict(self) -> dict:
+        """The envs (``None`` when they cannot be restored, and ``envs_unsaved`` says why), the
+        observation the next step acts on, and the episode statistics."""
+        try:
+            envs, unsaved = snapshot(self.envs), None
+        except NotRestorable as why:
+            envs, unsaved = None, str(why)
+        return {
+            "envs": envs,
+            "envs_unsaved": unsaved,
+            "obs": torch.from_numpy(self.obs),
+            "env_steps": self.env_steps,
+            "episode_return": torch.from_numpy(self.episode_return.copy()),
+            "episode_length": torch.from_numpy(self.episode_length.copy()),
+            "recent_returns": list(self.recent_returns),
+            "recent_lengths": list(self.recent_lengths),
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continues where ``state`` was taken; envs that were not saved keep the episodes they were
+        reset to (the replay ends its last stored episodes: ``end_episodes``)."""
+        self.env_steps = state["env_steps"]
+        self.recent_returns.extend(state["recent_returns"])
+        self.recent_lengths.extend(state["recent_lengths"])
+        if state["envs"] is None:
+            self.replay.end_episodes()
+            return
+        restore(self.envs, state["envs"])
+        self.obs = state["obs"].numpy()
+        self.episode_return = state["episode_return"].numpy().copy()
+        self.episode_length = state["episode_length"].numpy().copy()
+
+    def _track_episodes(self, reward: np.ndarray, done: np.ndarray, ended: bool) -> None:
+        self.episode_return += reward
+        self.episode_length += 1
+        if ended:
+            self.recent_returns.extend(self.episode_return[done].tolist())
+            self.recent_lengths.extend(self.episode_length[done].tolist())
+            self.episode_return[done] = 0.0
+            self.episode_length[done] = 0

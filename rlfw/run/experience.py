@@ -1,0 +1,95 @@
+"""The experience stream: the loop that steps the envs, hands the replay's batches to Lightning,
+evaluates and checkpoints. ``RLModule``'s train dataloader iterates it.
+
+    evaluate when ``eval.every`` env steps have passed (a stop signal cuts it short)
+    collect ``replay.collect_steps`` vector steps with the live policy
+    if the replay is ready: yield its batches (each one update, applied before the next is pulled)
+    safe point: a checkpoint when due, or stop here if a signal asked to
+
+At a safe point every update pulled so far is applied and nothing is half-done, so a checkpoint
+taken there resumes exactly (``rlfw.state.run_state``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import torch
+
+from rlfw.batch import Batch
+from rlfw.run.collector import Collector
+from rlfw.run.evaluate import evaluation
+from rlfw.run.progress import Progress
+from rlfw.run.ranks import env_seed, from_rank_zero, rank_and_world
+from rlfw.state.resume import load_replay
+from rlfw.state.run_state import restore_run
+
+log = logging.getLogger("rlfw")
+
+
+def experience(module) -> Iterator[Batch]:
+    cfg = module.cfg
+    rank, world = rank_and_world(module)
+    if world > 1:
+        torch.manual_seed(cfg["seed"] + rank)  # same initial weights, but each rank samples its own actions
+    envs = module.env.make(cfg["num_envs"])
+    eval_envs = module.env.make(cfg["eval"]["episodes"], evaluation=True) if rank == 0 else None
+    seed = env_seed(cfg["seed"], rank, cfg["num_envs"])
+    module.collector = c = Collector(envs, module.net, module.explore, module.replay, seed, module.device, world)
+    module.resume_clock(0.0)
+    if module.resume is not None:
+        restore_run(module, module.resume.state, load_replay(module.resume.path, module.resume.state))
+        log.info("resumed from %s at %s env steps", module.resume.path, f"{module.env_steps:,}")
+    progress = Progress(module.total_env_steps, cfg["progress_every_s"])
+    try:
+        while True:
+            if module.env_steps >= module.next_eval:  # first thing on resume from a safe point before one
+                if not evaluate(module, eval_envs):
+                    module.safe_point()  # stopped mid-way: the checkpoint redoes this evaluation
+                    return
+                module.next_eval += cfg["eval"]["every"]
+            if rank == 0:
+                progress.update(module)
+            if c.env_steps >= module.total_env_steps or module.solved:
+                break
+            c.collect(module.replay.collect_steps, module.total_env_steps)  # a partial rollout is never ready
+            module.env_steps = c.env_steps
+            if module.replay.ready():
+                yield from module.replay.batches(module.net)
+            if module.safe_point():
+                return
+        if not module.evals or module.evals[-1]["env_steps"] != module.env_steps:
+            evaluate(module, eval_envs)  # the final evaluation, after the last update
+    finally:
+        progress.close()
+        envs.close()
+        if eval_envs is not None:
+            eval_envs.close()
+
+
+def evaluate(module, eval_envs) -> bool:
+    """Rank 0 plays the greedy episodes (``eval_envs``; None on other ranks); every rank records the
+    result. False when a stop signal cut the evaluation short (nothing is recorded then)."""
+    result = from_rank_zero(module, None if eval_envs is None else evaluation(module, eval_envs, module.stop_requested))
+    if result is None:
+        return False
+    module.evals.append(result)
+    module.write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
+    if module._trainer is not None:  # callbacks with an on_eval hook (best.ckpt) see the weights just evaluated
+        for callback in module.trainer.callbacks:
+            if hasattr(callback, "on_eval"):
+                callback.on_eval(module.trainer, module, result)
+    for logger in module.loggers:
+        logger.save()  # metrics reach the disk at every evaluation, not only at the end
+    solved_at = module.env.spec.solved_return
+    if module.cfg["stop_when_solved"] and solved_at is not None and result["return_mean"] >= solved_at:
+        module.solved = True
+        if eval_envs is not None:
+            log.info(
+                "solved: greedy eval return %.1f >= %.1f at %d env steps",
+                result["return_mean"],
+                solved_at,
+                module.env_steps,
+            )
+    return True

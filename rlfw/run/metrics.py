@@ -1,0 +1,53 @@
+"""Train metrics: averaged over the updates each logged row stands for, and the row itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+
+class IntervalMean:
+    """Sums each scalar term over the updates since the last row, on the terms' own device (no sync
+    per update); ``pop`` returns the means and starts the next interval (one sync per row)."""
+
+    def __init__(self):
+        self.sums: dict[str, torch.Tensor] = {}
+        self.count = 0
+
+    def add(self, terms: dict[str, torch.Tensor]) -> None:
+        for key, value in terms.items():
+            value = value.detach().float()
+            if key in self.sums:
+                self.sums[key].add_(value)
+            else:
+                self.sums[key] = value.clone()
+        self.count += 1
+
+    def pop(self) -> dict[str, float]:
+        if not self.count:
+            return {}
+        keys = list(self.sums)
+        means = (torch.stack([self.sums[k] for k in keys]) / self.count).tolist()
+        self.sums, self.count = {}, 0
+        return dict(zip(keys, means, strict=True))
+
+
+def train_row(module: Any) -> dict[str, float]:
+    """One row of ``train/*`` means over the updates since the last row (``module.interval``), and
+    the run's state now: updates (and skipped ones), learning rate, epsilon, recent training
+    episodes, steps/s."""
+    row = {f"train/{k}": v for k, v in module.interval.pop().items()}
+    row["train/updates"] = module.updates
+    if module.cfg["on_nonfinite"] == "skip":
+        row["train/nonfinite_skips"] = module.nonfinite_skips
+    row["train/lr"] = module.trainer.optimizers[0].param_groups[0]["lr"]
+    if hasattr(module.explore, "epsilon"):
+        row["train/epsilon"] = module.explore.epsilon(module.env_steps)
+    collector = module.collector
+    if collector is not None and collector.recent_returns:
+        row["train/episode_return"] = float(np.mean(collector.recent_returns))
+        row["train/episode_length"] = float(np.mean(collector.recent_lengths))
+    row["time/steps_per_s"] = module.steps_per_second()
+    return row

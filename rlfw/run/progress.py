@@ -1,0 +1,54 @@
+"""Progress of a run: a live tqdm bar on a terminal, a plain log line every few seconds elsewhere."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+import numpy as np
+
+log = logging.getLogger("rlfw")
+
+
+class Progress:
+    def __init__(self, total_env_steps: int, every_s: float, live: bool | None = None):
+        self.total, self.every_s = total_env_steps, every_s
+        self.live = sys.stderr.isatty() if live is None else live
+        self.next_report = time.monotonic() + every_s
+        self.bar = None
+        if self.live:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=total_env_steps, unit=" env steps", unit_scale=True, dynamic_ncols=True, file=sys.stderr
+            )
+
+    def update(self, module) -> None:
+        """Called after each collect phase: moves the bar; every ``every_s`` seconds, says more."""
+        if self.bar is not None:
+            self.bar.update(module.env_steps - self.bar.n)
+        now = time.monotonic()
+        if now < self.next_report:
+            return
+        self.next_report = now + self.every_s
+        recent = module.collector.recent_returns if module.collector else ()
+        episode = f"{np.mean(recent):.1f}" if recent else "n/a"
+        last_eval = f"{module.evals[-1]['return_mean']:.1f}" if module.evals else "n/a"
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"episode return {episode} | eval return {last_eval} | updates {module.updates:,}")
+        else:
+            log.info(
+                "env steps %9s / %s (%3.0f%%) | %6.0f steps/s | episode return %8s | eval return %s | updates %d",
+                f"{module.env_steps:,}",
+                f"{self.total:,}",
+                100 * module.env_steps / self.total,
+                module.steps_per_second(),
+                episode,
+                last_eval,
+                module.updates,
+            )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

@@ -1,0 +1,42 @@
+"""Ctrl-C (SIGINT) and a scheduler's SIGTERM stop a run cleanly: a checkpoint, then one line on how to resume.
+
+The first signal asks the run to stop at its next safe point (between update phases, or at once
+during an evaluation, which is redone on resume); ``RLModule`` writes a checkpoint there and ends
+training. A second Ctrl-C stops at once, without a checkpoint. The handlers are installed when
+training starts, over Lightning's own SIGTERM handler (which would stop mid-update, with no
+checkpoint), and put back when it ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from typing import Any
+
+log = logging.getLogger("rlfw")
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopSignals:
+    def __init__(self):
+        self.received: signal.Signals | None = None
+        self._previous: dict[int, Any] = {}  # what signal.signal returned
+
+    def install(self) -> None:
+        if threading.current_thread() is threading.main_thread():  # Python allows handlers only there
+            self._previous = {s: signal.signal(s, self._handle) for s in SIGNALS}
+
+    def uninstall(self) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous = {}
+
+    def _handle(self, signum: int, frame) -> None:
+        if self.received is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt  # Ctrl-C twice: stop now
+        self.received = signal.Signals(signum)
+        log.warning(
+            "%s: stopping at the next safe point with a checkpoint (Ctrl-C again stops at once, without one)",
+            self.received.name,
+        )

@@ -1,0 +1,142 @@
+"""One training run of a checked job: fit, evaluate, write ``resolved.yaml`` and ``summary.json``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import platform
+import shlex
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import lightning
+import lightning.pytorch as pl
+import torch
+from omegaconf import OmegaConf
+
+from rlfw.config.job import Job
+from rlfw.config.trainer import RUN_CONTROL, quiet_lightning
+from rlfw.errors import Stopped
+from rlfw.loggers import finish_loggers, make_loggers
+from rlfw.machine import cores
+from rlfw.run.evaluate import EVAL_SEED_OFFSET
+from rlfw.run.module import RLModule
+from rlfw.run.nonfinite import NonFiniteGuard
+from rlfw.run.video import record
+from rlfw.state.checkpoint import LAST, Checkpoints
+from rlfw.state.resume import keep_metric_rows
+
+log = logging.getLogger("rlfw")
+
+
+def make_trainer(cfg: dict[str, Any], run_dir: Path, loggers: list[pl.loggers.Logger]) -> pl.Trainer:
+    checkpoints = Checkpoints(run_dir / "checkpoints", **cfg["checkpoint"])
+    callbacks = [NonFiniteGuard(cfg["on_nonfinite"], checkpoints), checkpoints]  # parameters checked before a save
+    return pl.Trainer(**RUN_CONTROL, logger=loggers, callbacks=callbacks, default_root_dir=run_dir, **cfg["trainer"])
+
+
+def stopped(job: Job, module: RLModule, run_dir: Path) -> Stopped:
+    """The line a stopped run ends with: where its checkpoint is and the command that resumes it."""
+    keep = [o for o in job.overrides if not o.startswith("resume=")]
+    command = shlex.join([Path(sys.executable).name, "-m", "rlfw", *keep, "resume=auto", f"hydra.run.dir={run_dir}"])
+    signal = module.stop.received
+    assert signal is not None, "only a run stopped by a signal ends here"
+    return Stopped(
+        f"stopped by {signal.name} at {module.env_steps:,} env steps; checkpoint: {run_dir / 'checkpoints' / LAST};"
+        f" resume with: {command}",
+        128 + signal.value,
+    )
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_state() -> dict[str, Any]:
+    """The commit of the rlfw checkout that ran, and whether it had uncommitted changes (None outside git)."""
+    commit = _git("rev-parse", "HEAD")
+    status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
+    return {"git_commit": commit, "git_dirty": None if status is None else bool(status)}
+
+
+def train(job: Job, run_dir: Path) -> dict[str, Any]:
+    """Train the checked ``job`` (``rlfw.config.preflight.prepare``) into ``run_dir``; returns (and writes) the summary."""
+    cfg, parts, names = job.cfg, job.parts, job.choices
+    for warning in job.dropped:
+        log.warning(warning)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
+    torch.set_num_threads(cfg["threads"] or cores())
+    quiet_lightning()
+    module = RLModule(cfg, parts, job.resume)
+    if job.resume is not None:
+        keep_metric_rows(job.resume, run_dir / "metrics.csv")
+    loggers = make_loggers(job, run_dir)
+    trainer = make_trainer(cfg, run_dir, loggers)
+    log.info(
+        "training %s on %s for %s env steps; outputs in %s",
+        names["algo"],
+        parts.env.spec.id,
+        f"{cfg['total_env_steps']:,}",
+        run_dir,
+    )
+    try:
+        trainer.fit(module)
+    finally:
+        module.stop.uninstall()  # the process's own handlers again, whatever ended the fit
+    wall = module.wall_seconds()  # training (and evaluation) time, a resumed run's before it included
+    if module.stop_requested():
+        raise stopped(job, module, run_dir)
+    returns = [e["return_mean"] for e in module.evals]
+    mean_return = sum(returns) / len(returns)  # over all the run's evals (objective=mean_eval)
+    if not trainer.is_global_zero:  # a ddp rank > 0: rank 0 writes the run's files
+        return {"eval_return_mean": returns[-1], "mean_eval_return": mean_return}
+    if cfg["eval"]["video"]:
+        video = record(parts.env, module.net, run_dir / "eval.mp4", cfg["seed"] + EVAL_SEED_OFFSET, module.device)
+        log.info("video of one greedy evaluation episode: %s", video)
+    final = module.evals[-1]
+    summary = {
+        "algo": names["algo"],
+        "env": parts.env.spec.id,
+        "seed": cfg["seed"],
+        "overrides": job.overrides,
+        "choices": names,
+        "solved_return": parts.env.spec.solved_return,
+        "eval_return_mean": final["return_mean"],
+        "eval_return_std": final["return_std"],
+        "best_eval_return_mean": max(returns),
+        "mean_eval_return": mean_return,
+        "solved": module.solved,
+        "env_steps": module.env_steps,
+        "updates": module.updates,
+        "wall_seconds": wall,
+        "steps_per_second": module.env_steps / wall,
+        "evals": module.evals,
+        "versions": {
+            "rlfw": version("rlfw"),
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "lightning": lightning.__version__,
+            "gymnasium": gymnasium.__version__,
+        },
+        **git_state(),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    finish_loggers(loggers, summary, run_dir)
+    log.info(
+        "done: eval return %.1f +- %.1f after %s env steps in %.1f s (%.0f steps/s)",
+        final["return_mean"],
+        final["return_std"],
+        f"{module.env_steps:,}",
+        wall,
+        summary["steps_per_second"],
+    )
+    return summary

@@ -1,0 +1,112 @@
+"""A run's checkpoints, in ``<run>/checkpoints``:
+
+- ``env_steps=<N>.ckpt``: the whole run state (``rlfw.state.run_state``), with the replay's contents beside
+  it in ``env_steps=<N>.replay``; the newest ``checkpoint.keep`` are kept, older ones deleted;
+- ``last.ckpt``: the newest of those (a hard link), what ``resume=auto`` and W&B's model artifact use;
+- ``best.ckpt``: the state at the best greedy evaluation so far, without the replay.
+
+They are written at the experience stream's safe points (after an update phase, before an
+evaluation; ``RLModule.safe_point``) once ``checkpoint.every`` env steps or ``checkpoint.every_s``
+seconds have passed, when a stop signal arrives, and at the end. Every file goes to a temporary name
+first and is renamed when whole: a run killed mid-write leaves the previous checkpoints intact.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as pl
+import torch
+
+from rlfw.state.run_state import run_state
+
+LAST, BEST = "last.ckpt", "best.ckpt"
+
+
+def write_atomic(obj: Any, path: Path) -> None:
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "wb") as file:
+        torch.save(obj, file)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(partial, path)
+
+
+class Checkpoints(pl.Callback):
+    def __init__(self, dirpath: Path, every: int | None, every_s: float | None, keep: int):
+        self.dir = Path(dirpath)
+        self.every, self.every_s, self.keep = every, every_s, keep
+        self.best = float("-inf")
+        self.saved_at: tuple[int, int] | None = None  # (env steps, evaluations) of the newest checkpoint
+        self.saved_env_steps, self.saved_time = 0, time.monotonic()
+
+    def on_train_start(self, trainer: pl.Trainer, module) -> None:
+        """The intervals count from the run's start, or from the checkpoint a resumed run goes on from
+        (restored later, in the experience stream: ``module.env_steps`` is still 0 here)."""
+        run = module.resume.state["run"] if module.resume is not None else None
+        self.saved_env_steps, self.saved_time = (run["env_steps"] if run else 0), time.monotonic()
+        self.saved_at = (run["env_steps"], len(run["evals"])) if run else None
+
+    def due(self, module) -> bool:
+        by_steps = self.every is not None and module.env_steps >= self.saved_env_steps + self.every
+        by_time = self.every_s is not None and time.monotonic() - self.saved_time >= self.every_s
+        return by_steps or by_time
+
+    def on_safe_point(self, trainer: pl.Trainer, module, stopping: bool) -> None:
+        """Called by ``RLModule`` between update phases: a checkpoint when one is due or the run stops."""
+        if stopping or self.due(module):
+            self.save(trainer, module)
+
+    def on_eval(self, trainer: pl.Trainer, module, result: dict[str, float]) -> None:
+        """Called by ``RLModule`` right after each greedy evaluation, with the weights it evaluated."""
+        if result["return_mean"] > self.best:
+            self.best = result["return_mean"]
+            self.save_without_replay(trainer, module, BEST)
+
+    def on_train_end(self, trainer: pl.Trainer, module) -> None:
+        self.save(trainer, module)  # after the final evaluation: a resume with more total_env_steps goes on from here
+
+    def save_without_replay(self, trainer: pl.Trainer, module, name: str) -> Path:
+        path = self.dir / name
+        if trainer.is_global_zero:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            write_atomic({**run_state(module), "replay_file": None}, path)
+        return path
+
+    def save(self, trainer: pl.Trainer, module) -> Path | None:
+        """The run state now, its replay beside it; then ``last.ckpt`` and the rotation."""
+        self.saved_env_steps, self.saved_time = module.env_steps, time.monotonic()
+        if self.saved_at == (module.env_steps, len(module.evals)) or not trainer.is_global_zero:
+            return None  # saved already (a stop signal at the end), or not rank 0's to write
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for logger in trainer.loggers:
+            logger.save()  # the metric rows the checkpoint counts are on disk before it
+        path = self.dir / f"env_steps={module.env_steps:012d}.ckpt"
+        replay = path.with_suffix(".replay") if hasattr(module.replay, "state_dict") else None
+        if replay is not None:  # a replay plugin without state_dict: its checkpoints cannot be resumed
+            write_atomic(module.replay.state_dict(), replay)
+        write_atomic({**run_state(module), "replay_file": replay and replay.name}, path)
+        self._link_last(path)
+        self._rotate()
+        self.saved_at = (module.env_steps, len(module.evals))
+        return path
+
+    def _link_last(self, path: Path) -> None:
+        temporary = self.dir / (LAST + ".partial")
+        temporary.unlink(missing_ok=True)
+        try:
+            os.link(path, temporary)
+        except OSError:  # a file system without hard links
+            shutil.copyfile(path, temporary)
+        os.replace(temporary, self.dir / LAST)
+
+    def _rotate(self) -> None:
+        """Keeps the ``keep`` newest written (a resume from an older checkpoint writes newer ones)."""
+        numbered = sorted(self.dir.glob("env_steps=*.ckpt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in numbered[self.keep :]:
+            old.unlink()
+            old.with_suffix(".replay").unlink(missing_ok=True)

@@ -1,0 +1,148 @@
+"""``resume=auto`` and ``resume=<file.ckpt>``: find the checkpoint, load it safely, check it is this run.
+
+All of it runs before training, so a missing, corrupt or foreign file, or a config that would make
+a different run, ends in one line and nothing in the run folder changes.
+"""
+
+from __future__ import annotations
+
+import csv
+import pickle
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from rlfw.errors import ConfigError
+from rlfw.state.checkpoint import LAST
+from rlfw.state.run_state import FORMAT
+
+# Keys a resumed run may change: how long it runs, how it evaluates, logs and checkpoints, its threads.
+# Any other difference (algo, env, network sizes, seed, ...) would make a different run.
+MAY_CHANGE = (
+    "total_env_steps",
+    "stop_when_solved",
+    "objective",
+    "eval",
+    "log_every",
+    "progress_every_s",
+    "checkpoint",
+    "threads",
+    "logger",
+    "resume",
+    "on_nonfinite",
+)
+MAY_CHANGE_TRAINER = ("accelerator", "profiler", "detect_anomaly")
+
+
+def checkpoint_path(resume: str, run_dir: Path) -> Path:
+    if resume != "auto":
+        path = Path(resume).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"resume={resume!r}: no such file (resume=auto continues the run in hydra.run.dir)")
+        return path
+    path = run_dir / "checkpoints" / LAST
+    if not path.is_file():
+        raise ConfigError(
+            f"resume=auto: {run_dir} holds no checkpoint (checkpoints/{LAST}); name the run's folder with"
+            " hydra.run.dir=<folder>, or a file with resume=<path/to.ckpt>"
+        )
+    return path
+
+
+def _read(path: Path, what: str) -> Any:
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError, OSError, ValueError) as err:
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ConfigError(f"resume: {path} is not a readable {what} (truncated or corrupt?): {reason}") from err
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The checkpoint at ``path``, loaded with ``weights_only=True``: tensors and plain containers only."""
+    state = _read(path, "checkpoint")
+    if not isinstance(state, dict) or "rlfw_checkpoint" not in state:
+        raise ConfigError(f"resume: {path} is not an rlfw checkpoint (it has no rlfw_checkpoint key)")
+    if state["rlfw_checkpoint"] != FORMAT:
+        raise ConfigError(
+            f"resume: {path} has checkpoint format {state['rlfw_checkpoint']}; this rlfw reads format {FORMAT}"
+        )
+    if state["replay_file"] is None:
+        raise ConfigError(
+            f"resume: {path} holds no replay contents (best.ckpt and nonfinite.ckpt keep the networks and"
+            " counters only, and a replay plugin without state_dict saves none); resume from checkpoints/last.ckpt"
+        )
+    replay = path.parent / state["replay_file"]
+    if not replay.is_file():
+        raise ConfigError(f"resume: {path} needs its replay file {replay}, which is missing")
+    return state
+
+
+def load_replay(path: Path, state: dict[str, Any]) -> dict[str, Any]:
+    """The replay contents saved beside the checkpoint at ``path`` (large: read when training starts)."""
+    return _read(path.parent / state["replay_file"], "replay file")
+
+
+def differences(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:
+    """Dotted keys whose values differ between two configs, outside ``MAY_CHANGE``."""
+    keys = []
+    for key in sorted(set(saved) | set(now)):
+        dotted = f"{prefix}{key}"
+        if (not prefix and key in MAY_CHANGE) or (prefix == "trainer." and key in MAY_CHANGE_TRAINER):
+            continue
+        a, b = saved.get(key), now.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            keys += differences(a, b, f"{dotted}.")
+        elif a != b:
+            keys.append(f"{dotted} ({a!r} in the checkpoint, {b!r} now)")
+    return keys
+
+
+def check_same_run(path: Path, state: dict[str, Any], cfg: dict[str, Any]) -> None:
+    changed = differences(state["config"], cfg)
+    if changed:
+        raise ConfigError(
+            f"resume: {path} is a different run; these overrides change it: {'; '.join(changed)}."
+            f" A resumed run may change only {', '.join(MAY_CHANGE)} and trainer.{{{','.join(MAY_CHANGE_TRAINER)}}}"
+        )
+
+
+def _metric_rows(path: Path) -> list[list[str]]:
+    if not path.is_file():
+        return []
+    with open(path, newline="") as file:
+        return list(csv.reader(file))
+
+
+@dataclass
+class Resume:
+    path: Path  # the checkpoint
+    state: dict[str, Any]  # its contents (the replay's are read when training starts)
+    metrics: Path  # the metrics.csv its run wrote (in the run folder above checkpoints/)
+
+
+def prepare_resume(resume: str, run_dir: Path, cfg: dict[str, Any]) -> Resume:
+    """Every check before a resumed run starts: the file, its format, its config, its metric rows."""
+    path = checkpoint_path(resume, run_dir)
+    state = load(path)
+    check_same_run(path, state, cfg)
+    metrics, rows = path.parent.parent / "metrics.csv", state["run"]["metric_rows"]
+    if rows and len(_metric_rows(metrics)) - 1 < rows:
+        raise ConfigError(f"resume: {path} counts {rows} metric rows, but {metrics} is missing or shorter")
+    return Resume(path, state, metrics)
+
+
+def keep_metric_rows(resume: Resume, target: Path) -> None:
+    """``target`` (the resumed run's ``metrics.csv``) becomes the first rows of the checkpoint's run,
+    as many as it had logged: rows logged after the checkpoint are logged again by the resumed run."""
+    rows = resume.state["run"]["metric_rows"]
+    lines = _metric_rows(resume.metrics)[: rows + 1] if rows else []
+    if not lines:  # no row yet: the CSV logger starts the file with its header
+        target.unlink(missing_ok=True)
+        return
+    partial = target.with_name(target.name + ".partial")
+    with open(partial, "w", newline="") as file:
+        csv.writer(file).writerows(lines)
+    partial.replace(target)

@@ -1,0 +1,75 @@
+"""What a checkpoint holds, and putting it back: everything a run needs to go on exactly where it was.
+
+Tensors and plain containers only, so checkpoints load with ``torch.load(weights_only=True)``:
+the networks and target, the optimizer and LR schedule, the counters (env steps, updates, the next
+evaluation, metric rows written), the evaluations so far, the train terms averaged since the last
+metric row, the collector (its envs where they can be restored, the observation it acts on next,
+episode statistics), every random generator, and stateful explore and target plugins. The replay's
+contents go to their own file beside the checkpoint (``rlfw.state.checkpoint``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from rlfw.state.rng import rng_state, set_rng_state
+
+log = logging.getLogger("rlfw")
+FORMAT = 1  # the checkpoint layout's version: a file from another layout is refused by name
+
+
+def _plugins(module) -> dict[str, Any]:
+    return {"explore": module.explore, "target": module.target_rule}
+
+
+def run_state(module) -> dict[str, Any]:
+    trainer = module.trainer
+    schedulers = trainer.lr_scheduler_configs
+    wandb = [logger.experiment.id for logger in trainer.loggers if hasattr(logger, "finish")]
+    return {
+        "rlfw_checkpoint": FORMAT,
+        "config": module.cfg,
+        "state_dict": module.state_dict(),
+        "optimizer": trainer.optimizers[0].state_dict(),
+        "scheduler": schedulers[0].scheduler.state_dict() if schedulers else None,
+        "run": {
+            "env_steps": module.env_steps,
+            "updates": module.updates,
+            "next_eval": module.next_eval,
+            "evals": list(module.evals),
+            "solved": module.solved,
+            "wall_seconds": module.wall_seconds(),
+            "metric_rows": module.metric_rows,
+            "nonfinite_skips": module.nonfinite_skips,
+            "interval": {"sums": dict(module.interval.sums), "count": module.interval.count},
+        },
+        "collector": module.collector.state_dict(),
+        "plugins": {k: p.state_dict() for k, p in _plugins(module).items() if hasattr(p, "state_dict")},
+        "rng": rng_state(),
+        "wandb_id": wandb[0] if wandb else None,
+    }
+
+
+def restore_run(module, state: dict[str, Any], replay: dict[str, Any]) -> None:
+    """Puts ``state`` (and the replay's ``replay``) back into a module whose fit has started."""
+    trainer = module.trainer
+    module.load_state_dict(state["state_dict"])
+    trainer.optimizers[0].load_state_dict(state["optimizer"])
+    if state["scheduler"] is not None:
+        trainer.lr_scheduler_configs[0].scheduler.load_state_dict(state["scheduler"])
+    run = state["run"]
+    module.env_steps, module.updates, module.next_eval = run["env_steps"], run["updates"], run["next_eval"]
+    module.evals, module.solved = list(run["evals"]), run["solved"]
+    module.metric_rows, module.nonfinite_skips = run["metric_rows"], run["nonfinite_skips"]
+    module.interval.sums, module.interval.count = dict(run["interval"]["sums"]), run["interval"]["count"]
+    module.resume_clock(run["wall_seconds"])
+    module.replay.load_state_dict(replay)
+    module.collector.load_state_dict(state["collector"])  # after the replay: envs not saved end its episodes
+    for name, plugin in _plugins(module).items():
+        if name in state["plugins"]:
+            plugin.load_state_dict(state["plugins"][name])
+    set_rng_state(state["rng"])
+    unsaved = state["collector"]["envs_unsaved"]
+    if unsaved:
+        log.warning("resume: the envs could not be saved (%s); they start new episodes", unsaved)

@@ -1,0 +1,108 @@
+"""``python -m rlfw.compare`` and the statistics behind it and behind the sweep summary."""
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rlfw.compare.plot import curves
+from rlfw.compare.runs import Run, find_runs, group
+from rlfw.compare.stats import iqm_interval, row
+from tests.helpers import run
+
+
+def fake(
+    folder: str, overrides: list[str], evals: list[tuple[int, float, float]], solved_return: float | None = 100.0
+) -> Run:
+    summary = {
+        "overrides": overrides,
+        "solved_return": solved_return,
+        "env": "Fake-v0",
+        "evals": [{"env_steps": s, "wall_seconds": w, "return_mean": r} for s, w, r in evals],
+        "eval_return_mean": evals[-1][2],
+    }
+    return Run(Path(folder), summary, {})
+
+
+def test_iqm_and_its_interval_come_from_rliable():
+    iqm, low, high = iqm_interval([1.0, 2.0, 3.0, 10.0])
+    assert iqm == pytest.approx(2.5)  # the mean of the middle half: 2 and 3
+    assert 1.0 <= low < iqm < high <= 10.0
+
+
+def test_a_row_pools_seeds_and_times_the_first_solved_evaluation():
+    runs = [
+        fake("a", ["seed=0"], [(1000, 2.0, 50.0), (2000, 4.0, 120.0), (3000, 6.0, 90.0)]),
+        fake("b", ["seed=1"], [(1000, 3.0, 100.0)]),
+        fake("c", ["seed=2"], [(1000, 1.0, 10.0), (2000, 2.0, 20.0)]),
+    ]
+    r = row("v", runs)
+    assert r["runs"] == 3 and r["final_return_mean"] == pytest.approx((90 + 100 + 20) / 3)
+    assert r["solved_runs"] == 2 and r["env_steps_to_solve"] == 1500 and r["wall_seconds_to_solve"] == 3.5
+
+
+def test_curves_share_one_grid_and_keep_a_finished_runs_last_evaluation():
+    runs = [fake("a", [], [(500, 1, 1.0), (1000, 2, 2.0), (1500, 3, 3.0)]), fake("b", [], [(1000, 1, 10.0)])]
+    grid, values = curves(runs, "env_steps")
+    assert grid.tolist() == [1000, 1500]  # from where both runs have an evaluation
+    assert values.tolist() == [[2.0, 3.0], [10.0, 10.0]]
+
+
+def test_runs_group_by_the_overrides_that_differ_seeds_pooled():
+    runs = [
+        fake(str(i), [f"algo={a}", f"seed={s}", "total_env_steps=9"], [(1, 1, 0.0)])
+        for i, (a, s) in enumerate([("dqn", 0), ("dqn", 1), ("ppo", 0)])
+    ]
+    assert {k: len(v) for k, v in group(runs).items()} == {"algo=dqn": 2, "algo=ppo": 1}
+    assert list(group(runs, ["seed"])) == ["seed=0", "seed=1"]
+
+
+@pytest.fixture(scope="module")
+def four_runs(tmp_path_factory):
+    """PPO and A2C on CartPole, two seeds each, written as a sweep folder would hold them."""
+    root = tmp_path_factory.mktemp("sweep")
+    for i, (algo, seed) in enumerate([("ppo", 0), ("ppo", 1), ("a2c", 0), ("a2c", 1)]):
+        run(root / f"{i}_{algo}", f"algo={algo}", f"seed={seed}", "total_env_steps=1024", "eval.every=512")
+    return root
+
+
+def compare_cli(*args, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rlfw.compare", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_compare_writes_a_plot_and_a_table_per_variant(four_runs, tmp_path):
+    result = compare_cli(str(four_runs), "--x", "wall_seconds", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "compare.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with open(tmp_path / "compare.csv") as f:
+        rows = {r["variant"]: r for r in csv.DictReader(f)}
+    assert set(rows) == {"algo=ppo", "algo=a2c"} and all(r["runs"] == "2" for r in rows.values())
+    finals = [json.loads(p.read_text())["eval_return_mean"] for p in sorted(four_runs.glob("*_ppo/summary.json"))]
+    assert float(rows["algo=ppo"]["final_return_mean"]) == pytest.approx(np.mean(finals))
+    assert "| algo=a2c | 2 |" in (tmp_path / "compare.md").read_text() and "| algo=a2c | 2 |" in result.stdout
+
+
+def test_compare_by_a_key_and_a_glob(four_runs, tmp_path):
+    result = compare_cli(f"{four_runs}/*_ppo", f"{four_runs}/2_a2c", "--by", "seed", "--out", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "| seed=0 | 2 |" in result.stdout and "| seed=1 | 1 |" in result.stdout
+    assert len(find_runs([f"{four_runs}/*_ppo"])) == 2
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["nowhere"], "rlfw.compare: no finished runs (folders with summary.json) in nowhere"),
+        (
+            ["RUNS", "--by", "replay.n_stepz"],
+            "rlfw.compare: --by replay.n_stepz: no run has this key; keys that differ between these runs: algo",
+        ),
+    ],
+)
+def test_compare_refuses_bad_input_in_one_line(four_runs, tmp_path, args, message):
+    result = compare_cli(*[str(four_runs) if a == "RUNS" else a for a in args], cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.strip() == message and not list(tmp_path.iterdir())

@@ -1,0 +1,267 @@
+"""Hundreds of generated malformed overrides through the real entry point: each ends with one clear
+line, exit code 2, no traceback and nothing written (no run folder, no outputs/)."""
+
+from __future__ import annotations
+
+import random
+import sys
+
+import pytest
+
+import rlfw.run.train
+from rlfw.__main__ import main
+from tests.helpers import config, run_cli
+
+ALGOS = ("ppo", "dqn", "a2c", "double_dqn")
+GROUPS = ("env", "network/encoder", "network/head", "explore", "replay", "target", "loss", "optim", "logger")
+WRONG = {  # a leaf's type -> values of other types (as typed on a command line)
+    bool: ["abc", "3", "[true]", "0.5"],
+    int: ["abc", "true", "2.5", "[1,2]", "{a:1}"],
+    float: ["abc", "false", "[0.1]", "{a:1}"],
+    str: ["5", "[a]", "true"],
+    list: ["abc", "5", "{a:1}"],
+    dict: ["abc", "5", "[1]"],
+}
+# Values in range for their type that no run can use.
+OUT_OF_RANGE = [
+    "seed=-1",
+    "seed=99999999999",
+    "total_env_steps=0",
+    "num_envs=0",
+    "num_envs=1000000000000000000",
+    "threads=0",
+    "threads=1000000000000000000",
+    "gamma=1.5",
+    "gamma=-0.1",
+    "log_every=0",
+    "progress_every_s=0",
+    "checkpoint.every=0",
+    "eval.every=0",
+    "eval.episodes=0",
+    "eval.episodes=100000",
+    "trainer.devices=2",
+    "trainer.devices=0",
+    "trainer.accumulate_grad_batches=0",
+    "trainer.gradient_clip_val=-1",
+    "trainer.precision=8",
+    "trainer.precision=bf16-true",
+    "trainer.accelerator=tpu",
+    "trainer.profiler=fancy",
+    "objective=best",
+    "optim.lr=0",
+    "optim.lr=-1",
+    "optim.eps=-1",
+    "optim.weight_decay=-0.1",
+    "+optim.groups.actor.lr=-1",
+    "+optim.groups.critic.eps=-1",
+    "replay.num_steps=0",
+    "replay.epochs=0",
+    "replay.minibatches=0",
+    "replay.minibatches=3",
+    "replay.minibatches=512",
+    "replay.gae_lambda=1.5",
+    "replay.num_steps=100000",
+    "loss.clip=0",
+    "loss.clip_value=-1",
+    "loss.target_kl=0",
+    "loss.vf_coef=-1",
+    "loss.ent_coef=-0.5",
+    "network.encoder.hidden=[]",
+    "network.encoder.hidden=[0]",
+    "network.encoder.hidden=[-4]",
+    "network.encoder.activation=swish",
+    "network.encoder.hidden=[100000,100000]",
+    "algo=dqn replay.capacity=0",
+    "algo=dqn replay.capacity=10000000000",
+    "algo=dqn replay.batch_size=0",
+    "algo=dqn replay.batch_size=200000",
+    "algo=dqn replay.n_step=0",
+    "algo=dqn replay.learning_starts=-1",
+    "algo=dqn replay.collect_steps=0",
+    "algo=dqn replay.updates=0",
+    "algo=dqn explore.start=1.5",
+    "algo=dqn explore.end=-0.1",
+    "algo=dqn explore.decay_steps=-1",
+    "algo=dqn target.period=0",
+    "algo=dqn loss.td_loss=l1",
+    "algo=dqn loss.clip_delta=0",
+    "algo=dqn target=polyak target.tau=0",
+    "algo=dqn target=polyak target.tau=1.5",
+    "algo=dqn target.tau=0",
+    "algo=dqn replay=prioritized replay.alpha=-1",
+    "algo=dqn replay=prioritized replay.beta=2",
+    "algo=dqn replay=prioritized replay.eps=0",
+    "algo=a2c optim.alpha=2",
+    "env=gym env.id=NoSuch-v0",
+    "env=gym env.id=CartPole-v9",
+    "env=gym env.id=nosuchmodule:Foo-v0",
+    "env=gym env.imports=[nosuchmodule]",
+    "env=gym env.id=CartPole-v1 +env.kwargs.nosuchkwarg=1",
+    "env=gym",
+    "env=gym env.id=Pendulum-v1",
+    "env.solved_return=abc",
+]
+# Combinations that can never learn, or that contradict each other.
+COMBINATIONS = [
+    "algo=dqn replay.learning_starts=5000 total_env_steps=3000",
+    "algo=dqn replay.capacity=500 replay.learning_starts=1000",
+    "algo=dqn replay.n_step=5 replay.capacity=4",
+    "algo=ppo target=hard",
+    "algo=ppo target=polyak",
+    "algo=dqn target=none",
+    "algo=double_dqn target=none",
+    "loss=dqn",
+    "algo=dqn loss=ppo",
+    "algo=dqn explore=sample",
+    "algo=ppo explore=epsilon_greedy",
+    "algo=ppo network/head=q",
+    "algo=dqn network/head=actor_critic",
+    "algo=dqn replay=rollout",
+    "algo=ppo replay=uniform",
+    "algo=ppo total_env_steps=100",
+    "algo=ppo tuned=dqn_cartpole",
+    "tuned=nope",
+    "algo=dqn tuned=ppo_cartpole",
+    "algo=dqn env=gym env.id=Pendulum-v1",
+    "algo=dqn +replay.alpha=0.9",
+    "+explore.start=0.5",
+    "algo=dqn +replay.num_steps=5",
+    "+optim.groups.trunk.lr=0.1",
+    "+optim.groups.actor=0.1",
+    "algo=a2c +optim.groups.critic.betas=[0.9,0.99]",
+    "replay.num_steps=1 num_envs=1 replay.minibatches=1",
+]
+SYNTAX = [
+    "seed=[",
+    "seed=[1",
+    "seed=}",
+    "=1",
+    "seed",
+    "seed==1",
+    "+=1",
+    "seed=${",
+    "seed=${nope}",
+    "seed=${oc.env:NO_SUCH_VAR_RLFW}",
+    "seed='unterminated",
+    "~nosuchkey",
+    "~eval.nosuchkey",
+    "++",
+    "algo=",
+    "algo=nope",
+    "env=nope",
+    "replay=nope",
+    "network/head=nope",
+    "network/encoder=nope",
+    "hydra/launcher=nope",
+    "optim=sgd",
+    "logger=wandb_typo",
+    "replay=null",
+    "network/head=null",
+    "network/encoder=null",
+    "target=null",
+    "loss=null",
+    "env=null",
+    "eval=null",
+    "trainer=null",
+    "network=null",
+    "+trainer.max_steps=10",
+    "+trainer.max_time=00:00:01:00",
+    "+trainer.fast_dev_run=true",
+    "+trainer.limit_train_batches=5",
+    "+trainer.overfit_batches=1",
+    "+trainer.log_every_n_steps=-1",
+    "+trainer.min_steps=100000000",
+    "+trainer.logger=false",
+    "+trainer.callbacks=[]",
+    "~trainer.devices",
+    "~seed",
+    "~env.id",
+    "~replay",
+    "-m seed=0,-1",
+    "-m algo=dqn,nope",
+    "-m num_envs=1,0",
+]
+
+
+def leaves(node: dict, prefix: str = ""):
+    for key, value in node.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and value and key not in ("kwargs", "groups"):
+            yield from leaves(value, path + ".")
+        else:
+            yield path, value
+
+
+def keys_by_algo() -> dict[str, tuple[str, object]]:
+    """Every leaf key of the four algorithms' configs, with the first algorithm that has it."""
+    found = {}
+    for algo in ALGOS:
+        for path, value in leaves(config(f"algo={algo}")):
+            found.setdefault(path, (algo, value))
+    return found
+
+
+def wrong_types() -> list[str]:
+    return [
+        f"algo={algo} {path}={wrong}"
+        for path, (algo, value) in keys_by_algo().items()
+        if value is not None and not path.endswith(".name")  # a wrong name is an unknown option (SYNTAX)
+        for wrong in WRONG[type(value)]
+    ]
+
+
+def unknown_keys() -> list[str]:
+    """A misspelling of every key, and a made-up key at every level."""
+    keys = keys_by_algo()
+    cases = {f"algo={algo} +{path[:-1]}=1" for path, (algo, _) in keys.items() if len(path.rpartition(".")[2]) > 3}
+    parents = {path.rpartition(".")[0] for path in keys} | {"optim.groups.actor"}
+    return sorted(
+        cases | {f"+{parent + '.' if parent else ''}nosuchkey=1" for parent in parents if parent != "env.kwargs"}
+    )
+
+
+CASES = wrong_types() + unknown_keys() + OUT_OF_RANGE + COMBINATIONS + SYNTAX
+
+
+def test_there_are_at_least_300_distinct_cases():
+    assert len(set(CASES)) == len(CASES) >= 300
+
+
+@pytest.fixture
+def never_train(monkeypatch):
+    """A case that passes every check would train: fail the test instead."""
+
+    def accepted(job, run_dir):
+        raise AssertionError(f"accepted: {job.overrides}")
+
+    monkeypatch.setattr(rlfw.run.train, "train", accepted)
+
+
+def run_in_process(args: list[str], capsys) -> tuple[int, str, str]:
+    sys.argv = ["rlfw", *args]
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    out = capsys.readouterr()
+    return exit_info.value.code, out.out, out.err
+
+
+def check_refused(code: int, out: str, err: str, tmp_path) -> None:
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rlfw: config error: "), err
+    assert "Traceback" not in out + err and not out.strip()
+    assert len(lines[0]) > len("rlfw: config error: ") + 10  # says what is wrong
+    assert list(tmp_path.iterdir()) == []  # no run folder, no sweep folder, no outputs/
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_malformed_override_is_refused_in_one_line(case, tmp_path, monkeypatch, capsys, never_train):
+    monkeypatch.chdir(tmp_path)
+    args = [*case.split(), f"hydra.run.dir={tmp_path}/run", f"hydra.sweep.dir={tmp_path}/sweep"]
+    check_refused(*run_in_process(args, capsys), tmp_path)
+
+
+@pytest.mark.parametrize("case", random.Random(0).sample(CASES, 12))
+def test_a_sample_is_refused_the_same_way_as_a_subprocess(case, tmp_path):
+    result = run_cli(*case.split(), f"hydra.run.dir={tmp_path}/run", f"hydra.sweep.dir={tmp_path}/sweep", cwd=tmp_path)
+    check_refused(result.returncode, result.stdout, result.stderr, tmp_path)

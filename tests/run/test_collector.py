@@ -1,0 +1,53 @@
+"""The collector's state: what a checkpoint keeps of it, and resuming with envs that cannot be saved."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+import torch
+
+from rlfw.env.atari import AtariEnv
+from rlfw.explore.epsilon_greedy import EpsilonGreedy
+from rlfw.registry import build
+from rlfw.run.collector import Collector
+
+
+def through_a_file(state: dict) -> dict:
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    buffer.seek(0)
+    return torch.load(buffer, weights_only=True)
+
+
+@pytest.mark.parametrize("backend", ["ale", "gymnasium"])
+def test_atari_envs_cannot_be_saved_so_a_resume_starts_new_episodes_and_ends_the_stored_ones(backend):
+    """The closest property to an exact resume that ALE allows: replay, counters and episode statistics
+    come back; each env column's last stored step ends its episode (truncated), so no n-step window and
+    no frame stack reaches from the old episodes into the new ones."""
+    env = AtariEnv("pong", backend=backend, threads=1)
+    run = {"spec": env.spec, "num_envs": 2, "gamma": 0.99, "total_env_steps": 10_000}
+    replay = build("replay", {"name": "uniform", "capacity": 1000, "learning_starts": 50, "n_step": 3}, "replay", **run)
+    explore = EpsilonGreedy(start=1.0, end=1.0)  # random actions: the network is never run
+    collector = Collector(env.make(2), None, explore, replay, 0, torch.device("cpu"))
+    collector.collect(120)
+    state = through_a_file(collector.state_dict())
+    assert state["envs"] is None and state["envs_unsaved"]  # why, in words: the warning a resume logs
+    saved = through_a_file(replay.state_dict())
+
+    resumed_replay = build(
+        "replay", {"name": "uniform", "capacity": 1000, "learning_starts": 50, "n_step": 3}, "replay", **run
+    )
+    resumed_replay.load_state_dict(saved)
+    resumed = Collector(env.make(2), None, explore, resumed_replay, 7, torch.device("cpu"))
+    resumed.load_state_dict(state)
+    assert resumed.env_steps == collector.env_steps == 240
+    assert list(resumed.recent_returns) == list(collector.recent_returns)
+    store = resumed_replay.store
+    assert store.data["truncated"][store.pos - 1].all() and store.episode_start.all()
+    resumed.collect(10)  # the new episodes' stacks start from their own first frame
+    batch = store.n_step(torch.tensor([store.pos - 10] * 2), torch.arange(2), 3, 0.99)
+    if env.spec.stack_padding == "zeros":
+        assert (batch.obs[:, :3] == 0).all()
+    else:
+        assert (batch.obs[:, :3] == batch.obs[:, 3:]).all()

@@ -1,0 +1,39 @@
+"""Learning, not just running: each algorithm's default config reaches the return bar within budget.
+
+Every case runs ``algo=<algo> env=<env> seed=<seed>`` with no other flag, so it tests the shipped
+defaults (conf/tuned). Runs stop once the greedy eval (10 episodes) reaches env.solved_return.
+"""
+
+import pytest
+
+from rlfw.config.build import build_parts
+from rlfw.config.job import Job
+from rlfw.run.train import train
+from tests.helpers import config
+
+CASES = [
+    # algo, env, env-step budget, the bar the final greedy eval mean must clear
+    ("ppo", "cartpole", 100_000, 475.0),
+    ("dqn", "cartpole", 100_000, 475.0),
+    ("double_dqn", "cartpole", 100_000, 475.0),
+    ("a2c", "cartpole", 500_000, 475.0),
+    ("ppo", "acrobot", 200_000, -100.0),
+    ("dqn", "acrobot", 100_000, -100.0),
+    # the pixel path: stacked uint8 frames, the frame-once replay and a conv encoder
+    ("dqn", "catch", 20_000, 0.9),
+    ("ppo", "catch", 50_000, 0.9),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("algo, env, budget, bar", CASES, ids=[f"{a}-{e}" for a, e, _, _ in CASES])
+def test_default_config_learns(tmp_path, algo, env, budget, bar, seed):
+    cfg = config(f"algo={algo}", f"env={env}", f"seed={seed}")
+    assert cfg["total_env_steps"] == budget
+    summary = train(Job(cfg, build_parts(cfg), {"algo": algo, "env": env}, [], []), tmp_path)
+    assert summary["env_steps"] <= budget
+    if env == "cartpole":
+        assert summary["eval_return_mean"] >= bar, summary["evals"]
+    else:
+        assert summary["eval_return_mean"] > bar, summary["evals"]

@@ -1,0 +1,47 @@
+"""Never train on NaN: a non-finite loss stops the run in one line after a debug checkpoint, or is skipped."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+
+import torch
+
+# An absurd learning rate: Adam's first step moves every weight by about 1e30, the next Q values overflow.
+ARGS = (
+    "algo=dqn",
+    "optim.lr=1e30",
+    "total_env_steps=3000",
+    "replay.learning_starts=300",
+    "eval.every=3000",
+    "threads=1",
+)
+
+
+def test_a_non_finite_loss_stops_the_run_naming_update_env_step_and_term(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "rlfw", *ARGS, f"hydra.run.dir={tmp_path}"], capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    line = result.stderr.strip().splitlines()[-1]
+    assert "Traceback" not in result.stderr
+    assert line.startswith("rlfw: ") and "is not finite at update" in line and "env step" in line, line
+    assert "loss_td" in line or "gradient of" in line or "parameter" in line, line
+    debug = tmp_path / "checkpoints" / "nonfinite.ckpt"
+    assert str(debug) in line and torch.load(debug, weights_only=True)["run"]["updates"] >= 0
+
+
+def test_on_nonfinite_skip_skips_those_updates_and_counts_them(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "rlfw", *ARGS, "on_nonfinite=skip", "log_every=50", f"hydra.run.dir={tmp_path}"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    with open(tmp_path / "metrics.csv") as f:
+        skips = [float(r["train/nonfinite_skips"]) for r in csv.DictReader(f) if r.get("train/nonfinite_skips")]
+    assert skips and skips[-1] > 0
+    state = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=True)
+    assert all(torch.isfinite(v).all() for v in state["state_dict"].values())  # huge, after the first step, but finite
+    assert state["run"]["nonfinite_skips"] == skips[-1]

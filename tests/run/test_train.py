@@ -1,0 +1,130 @@
+"""Training in-process: reproducibility, checkpoints, loggers, generic gymnasium envs."""
+
+import csv
+from pathlib import Path
+
+import pytest
+import torch
+
+from rlfw.config.build import build_parts
+from tests.helpers import config, run
+
+
+def metric_rows(run_dir: Path) -> list[dict]:
+    with open(run_dir / "metrics.csv") as f:
+        return [{k: v for k, v in row.items() if not k.startswith("time/")} for row in csv.DictReader(f)]
+
+
+def final_parameters(run_dir: Path) -> dict[str, torch.Tensor]:
+    return torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)["state_dict"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("algo=dqn", "total_env_steps=1500", "replay.learning_starts=500"),
+        ("algo=double_dqn", "total_env_steps=1500", "replay.learning_starts=500"),
+        ("algo=a2c", "total_env_steps=1500"),
+        ("algo=ppo", "total_env_steps=2048"),
+        ("algo=dqn", "env=catch", "total_env_steps=1500", "replay.learning_starts=500"),
+    ],
+    ids=["dqn", "double_dqn", "a2c", "ppo", "pixels-catch"],
+)
+def test_same_seed_same_metrics_and_parameters_other_seed_differs(args, tmp_path):
+    args = (*args, "eval.every=750", "log_every=10", "stop_when_solved=false")
+    for name, seed in (("a", 0), ("b", 0), ("c", 1)):
+        run(tmp_path / name, *args, f"seed={seed}")
+    a, b, c = (metric_rows(tmp_path / n) for n in "abc")
+    assert len(a) > 3 and a == b
+    assert a != c
+    pa, pb = final_parameters(tmp_path / "a"), final_parameters(tmp_path / "b")
+    assert all(torch.equal(pa[k], pb[k]) for k in pa)
+
+
+def test_checkpoint_holds_networks_target_optimizer_and_counters(tmp_path):
+    summary = run(tmp_path, "algo=dqn", "total_env_steps=1200", "checkpoint.every=500", "replay.learning_starts=300")
+    ckpt = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=True)  # tensors and plain containers only
+    assert ckpt["run"]["env_steps"] == summary["env_steps"] == 1200  # ends exactly at total_env_steps
+    assert ckpt["run"]["updates"] == summary["updates"] > 0
+    keys = ckpt["state_dict"].keys()
+    assert any(k.startswith("net.") for k in keys) and any(k.startswith("target_net.") for k in keys)
+    assert ckpt["optimizer"]["state"]  # Adam moments
+    replay = torch.load(tmp_path / "checkpoints" / ckpt["replay_file"], weights_only=True)
+    assert replay["store"]["size"] == 1200  # every step stored, one env
+    assert not list((tmp_path / "checkpoints").glob("*.partial"))
+
+
+def test_mixed_precision_trains_with_gradient_clipping(tmp_path):
+    """bf16-mixed on CPU: Lightning refuses to clip gradients for an optimizer that unscales them in
+    its own step (fused Adam), so rlfw's Adam falls back to foreach there."""
+    summary = run(
+        tmp_path,
+        "algo=dqn",
+        "trainer.precision=bf16-mixed",
+        "trainer.gradient_clip_val=1.0",
+        "total_env_steps=1500",
+        "eval.every=1500",
+    )
+    assert summary["updates"] > 0 and summary["env_steps"] == 1500
+
+
+def test_tensorboard_logger_writes_events(tmp_path):
+    run(tmp_path, "logger=tensorboard", "total_env_steps=512", "eval.every=512")
+    assert list((tmp_path / "tensorboard").glob("events.out.tfevents.*"))
+
+
+def test_any_gymnasium_id_through_the_generic_env(tmp_path):
+    summary = run(
+        tmp_path,
+        "algo=dqn",
+        "env=gym",
+        "env.id=MountainCar-v0",
+        "total_env_steps=600",
+        "replay.learning_starts=200",
+        "eval.every=600",
+        "eval.episodes=2",
+    )
+    assert summary["env"] == "MountainCar-v0" and summary["eval_return_mean"] == -200.0
+
+
+def net_change(tmp_path: Path, cfg: dict) -> float:
+    """Largest absolute weight change of the network between its initial state and last.ckpt."""
+    initial = build_parts(cfg).net.state_dict()
+    final = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=True)["state_dict"]
+    return max(float((final[f"net.{k}"] - v).abs().max()) for k, v in initial.items())
+
+
+def test_gradient_clipping_and_per_part_lr_through_config(tmp_path):
+    args = ("algo=a2c", "total_env_steps=400", "eval.every=400", "+optim.groups.critic.lr=0.01")
+    clipped = run(tmp_path / "clipped", *args, "trainer.gradient_clip_val=1e-8")
+    free = run(tmp_path / "free", *args, "trainer.gradient_clip_val=null")
+    assert clipped["updates"] == free["updates"] == 10
+    # RMSprop's step is lr * g / (sqrt(v) + eps): a gradient clipped to norm 1e-8 barely moves anything.
+    assert net_change(tmp_path / "clipped", config(*args)) < 1e-4
+    assert net_change(tmp_path / "free", config(*args)) > 1e-3
+    ckpt = torch.load(tmp_path / "clipped" / "checkpoints" / "last.ckpt", weights_only=True)
+    groups = ckpt["optimizer"]["param_groups"]
+    assert {g["name"]: g["lr"] for g in groups} == {"default": 7e-4, "critic": 0.01}
+
+
+def test_best_ckpt_holds_the_weights_of_the_best_eval(tmp_path):
+    from rlfw.run.evaluate import EVAL_SEED_OFFSET, evaluate
+
+    overrides = ("algo=ppo", "total_env_steps=6144", "eval.every=1024", "eval.episodes=4", "stop_when_solved=false")
+    summary = run(tmp_path, *overrides)
+    returns = [e["return_mean"] for e in summary["evals"]]
+    best = returns.index(max(returns))
+    parts = build_parts(config(*overrides))
+    state = torch.load(tmp_path / "checkpoints" / "best.ckpt", weights_only=True)["state_dict"]
+    parts.net.load_state_dict({k.removeprefix("net."): v for k, v in state.items() if k.startswith("net.")})
+    replay = evaluate(parts.env.make(4), parts.net, 0 + EVAL_SEED_OFFSET + best, torch.device("cpu"))
+    assert float(replay.mean()) == returns[best] == summary["best_eval_return_mean"]
+
+
+def test_resolved_yaml_is_the_config_that_ran_without_dropped_keys(tmp_path, caplog):
+    import yaml
+
+    cfg = config("algo=dqn", "target=polyak", "total_env_steps=600", "replay.learning_starts=200", "eval.every=600")
+    assert "period" not in cfg["target"]  # conf/tuned/dqn_cartpole.yaml sets target.period for target=hard
+    run(tmp_path, "algo=dqn", "target=polyak", "total_env_steps=600", "replay.learning_starts=200", "eval.every=600")
+    assert yaml.safe_load((tmp_path / "resolved.yaml").read_text()) == cfg

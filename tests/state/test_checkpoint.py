@@ -1,0 +1,106 @@
+"""Checkpoints: rotation, atomic writes, safe loading, and the one-line refusals of a bad resume."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+import torch
+
+from rlfw.config.preflight import check_folder
+from rlfw.errors import ConfigError
+from rlfw.state.resume import prepare_resume
+from tests.helpers import config, run
+
+ARGS = (
+    "algo=dqn",
+    "total_env_steps=3000",
+    "replay.learning_starts=300",
+    "eval.every=1000",
+    "checkpoint.every=500",
+    "checkpoint.keep=2",
+)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Path:
+    run_dir = tmp_path_factory.mktemp("finished")
+    run(run_dir, *ARGS)
+    return run_dir
+
+
+def test_the_newest_checkpoints_are_kept_each_with_its_replay_and_last_links_the_newest(finished):
+    folder = finished / "checkpoints"
+    numbered = sorted(p.name for p in folder.glob("env_steps=*.ckpt"))
+    assert numbered == ["env_steps=000000002560.ckpt", "env_steps=000000003000.ckpt"]  # keep=2; 3000: the end
+    assert all((folder / n).with_suffix(".replay").is_file() for n in numbered)
+    assert len(list(folder.glob("*.replay"))) == 2 and not list(folder.glob("*.partial"))
+    assert (folder / "last.ckpt").read_bytes() == (folder / numbered[-1]).read_bytes()
+
+
+def test_a_resume_with_more_env_steps_goes_on_from_the_end(finished, tmp_path):
+    cfg = config(*ARGS, "total_env_steps=4000", "resume=auto")
+    resume = prepare_resume("auto", finished, cfg)
+    assert resume.state["run"]["env_steps"] == 3000
+
+
+@pytest.mark.parametrize(
+    "override, named",
+    [
+        ("network.encoder.hidden=[32,32]", "network.encoder.hidden"),
+        ("algo=double_dqn", "loss.name"),
+        ("seed=1", "seed"),
+    ],
+)
+def test_a_resume_that_changes_the_run_is_refused_naming_the_keys(finished, override, named):
+    cfg = config(*ARGS, override, "resume=auto")
+    with pytest.raises(ConfigError, match=rf"is a different run; these overrides change it: .*{named}"):
+        prepare_resume("auto", finished, cfg)
+
+
+def broken(tmp_path: Path, finished: Path, how: str) -> Path:
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    data = (finished / "checkpoints" / "last.ckpt").read_bytes()
+    last = folder / "last.ckpt"
+    if how == "truncated":
+        last.write_bytes(data[: len(data) // 2])
+    elif how == "garbled":
+        last.write_bytes(bytes(b ^ 0x5A for b in data))
+    elif how == "foreign":
+        torch.save({"model": torch.zeros(3)}, last)
+    elif how == "pickled code":  # what weights_only refuses to run
+        last.write_bytes(pickle.dumps(print, protocol=2))
+    return last
+
+
+@pytest.mark.parametrize(
+    "how, says",
+    [
+        ("truncated", "is not a readable checkpoint"),
+        ("garbled", "is not a readable checkpoint"),
+        ("foreign", "is not an rlfw checkpoint"),
+        ("pickled code", "is not a readable checkpoint"),
+    ],
+)
+def test_a_bad_checkpoint_is_refused_in_one_line_naming_the_file(finished, tmp_path, how, says):
+    last = broken(tmp_path, finished, how)
+    with pytest.raises(ConfigError) as err:
+        prepare_resume("auto", tmp_path, config(*ARGS, "resume=auto"))
+    assert says in str(err.value) and str(last) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_resume_auto_without_a_checkpoint_says_so(tmp_path):
+    with pytest.raises(ConfigError, match="holds no checkpoint"):
+        check_folder(config(*ARGS, "resume=auto"), tmp_path, ddp=False)
+
+
+def test_a_new_run_is_refused_in_a_folder_that_holds_one(finished):
+    with pytest.raises(ConfigError, match=r"already holds a run.*resume=auto"):
+        check_folder(config(*ARGS), finished, ddp=False)
+
+
+def test_best_ckpt_cannot_be_resumed_for_want_of_its_replay(finished):
+    with pytest.raises(ConfigError, match="holds no replay contents"):
+        prepare_resume(str(finished / "checkpoints" / "best.ckpt"), finished, config(*ARGS))

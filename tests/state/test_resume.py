@@ -1,0 +1,141 @@
+"""A run killed at an arbitrary moment and resumed ends exactly as the uninterrupted run: the same
+metric rows (all but the time/ columns), the same evaluations, the same final parameters."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from rlfw.testing import run
+
+# Small runs (a smaller network than the tuned one), each with 3+ checkpoints and evaluations.
+DQN = (
+    "algo=dqn",
+    "replay=prioritized",
+    "replay.n_step=3",
+    "network.encoder.hidden=[64,64]",
+    "total_env_steps=3000",
+    "replay.learning_starts=500",
+    "eval.every=1000",
+)
+PPO = ("algo=ppo", "total_env_steps=8192", "eval.every=2048")
+PIXELS = ("algo=dqn", "env=catch", "total_env_steps=3000", "replay.learning_starts=500", "eval.every=1000")
+COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The run never stopped, for each config (made once per module)."""
+    made: dict[tuple, Path] = {}
+
+    def run_dir(overrides: tuple) -> Path:
+        if overrides not in made:
+            made[overrides] = tmp_path_factory.mktemp("whole")
+            run(made[overrides], *overrides)
+        return made[overrides]
+
+    return run_dir
+
+
+def metric_rows(run_dir: Path) -> list[dict]:
+    with open(run_dir / "metrics.csv") as f:
+        return [{k: v for k, v in row.items() if not k.startswith("time/")} for row in csv.DictReader(f)]
+
+
+def evals(run_dir: Path) -> list[tuple]:
+    summary = json.loads((run_dir / "summary.json").read_text())
+    return [(e["env_steps"], e["return_mean"], e["return_std"]) for e in summary["evals"]]
+
+
+def final_parameters(run_dir: Path) -> dict[str, torch.Tensor]:
+    return torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=True)["state_dict"]
+
+
+def start(run_dir: Path, *overrides: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "rlfw", *overrides, f"hydra.run.dir={run_dir}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_checkpoints(process: subprocess.Popen, run_dir: Path, count: int, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while len(list((run_dir / "checkpoints").glob("env_steps=*.ckpt"))) < count:
+        assert process.poll() is None, f"the run ended before its checkpoint {count}: {process.stderr.read()[-2000:]}"
+        assert time.monotonic() < deadline, "no checkpoint in time"
+        time.sleep(0.05)
+
+
+def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
+    assert metric_rows(resumed) == metric_rows(uninterrupted)
+    assert evals(resumed) == evals(uninterrupted)
+    a, b = final_parameters(resumed), final_parameters(uninterrupted)
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("args", [DQN, PPO, PIXELS], ids=["dqn-prioritized-nstep", "ppo", "pixels-catch"])
+def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
+    overrides = (*args, *COMMON)
+    killed = tmp_path / "killed"
+    process = start(killed, *overrides)
+    wait_for_checkpoints(process, killed, 2)
+    time.sleep(random.Random(" ".join(args)).uniform(0.0, 0.4))  # somewhere after it, mid-phase or mid-write
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert not (killed / "summary.json").exists(), "the run finished before it was killed: nothing was tested"
+    run(killed, *overrides, "resume=auto")
+    assert_same_run(killed, uninterrupted(overrides))
+
+
+def test_sigterm_checkpoints_and_the_resume_it_prints_ends_as_the_uninterrupted_run(tmp_path, uninterrupted):
+    overrides = (*DQN, *COMMON)
+    stopped = tmp_path / "stopped"
+    process = start(stopped, *overrides)
+    wait_for_checkpoints(process, stopped, 1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, stderr[-2000:]
+    line = stderr.strip().splitlines()[-1]
+    assert re.match(r"rlfw: stopped by SIGTERM at [\d,]+ env steps; checkpoint: .*last\.ckpt; resume with: ", line), (
+        line
+    )
+    command = shlex.split(line.split("resume with: ", 1)[1])
+    assert command[:3] == [Path(sys.executable).name, "-m", "rlfw"] and "resume=auto" in command
+    resumed = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, env=os.environ)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert_same_run(stopped, uninterrupted(overrides))
+
+
+def test_ctrl_c_stops_within_seconds_with_a_checkpoint(tmp_path):
+    process = start(
+        tmp_path,
+        "algo=ppo",
+        "total_env_steps=1_000_000",
+        "stop_when_solved=false",
+        "threads=1",
+        "checkpoint.every=null",
+    )
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "metrics.csv").exists() and time.monotonic() < deadline:  # training has started
+        time.sleep(0.1)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert time.monotonic() - sent < 10
+    assert process.returncode == 130, stderr[-2000:]
+    assert "stopped by SIGINT" in stderr and "Traceback" not in stderr
+    assert (tmp_path / "checkpoints" / "last.ckpt").is_file()
