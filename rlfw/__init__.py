@@ -12,4 +12,17 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from rlfw.registry import register
 
 __version__ = version("rlfw")  # pyproject.toml's, as installed
-__all__ = ["__version__", "register"]
+__all__ = ["__version__", "load", "register", "train"]
+
+
+def __getattr__(name: str):
+    """``rlfw.load`` and ``rlfw.train``, imported when first used (they import torch and Lightning)."""
+    if name == "load":
+        from rlfw.agent.load import load
+
+        return load
+    if name == "train":
+        from rlfw.run.api import train
+
+        return train
+    raise AttributeError(f"module 'rlfw' has no attribute {name!r}")

@@ -17,6 +17,17 @@ from rlfw.values import check_values, parameters, suggest
 KINDS = ("env", "encoder", "head", "explore", "replay", "target", "loss", "optim")
 # Where each kind's yaml options live under conf/.
 CONF_DIRS = {kind: kind for kind in KINDS} | {"encoder": "network/encoder", "head": "network/head"}
+# The option groups of a run's config: config path -> kind.
+GROUPS = {
+    "env": "env",
+    "network.encoder": "encoder",
+    "network.head": "head",
+    "explore": "explore",
+    "replay": "replay",
+    "target": "target",
+    "loss": "loss",
+    "optim": "optim",
+}
 # What the run hands each kind's constructor (``build``'s context); a config may not set these.
 RUN_CONTEXT = {
     "encoder": {"spec"},
@@ -40,6 +51,17 @@ def _load_builtins() -> None:
         from rlfw.plugins import load
 
         load(_REGISTRY, CONF_DIRS)  # installed plugins, after the built-ins
+
+
+def chosen(cfg: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """The options a run's config chose: config path -> (kind, name), e.g. ``network.head -> (head, q)``."""
+    picks = {}
+    for key, kind in GROUPS.items():
+        node: Any = cfg
+        for part in key.split("."):
+            node = node[part]
+        picks[key] = (kind, node["name"])
+    return picks
 
 
 def register(kind: str, name: str) -> Callable[[Any], Any]:

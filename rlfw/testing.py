@@ -18,11 +18,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import torch
-from torch import nn
 
 from rlfw.batch import Batch
 from rlfw.env.spec import EnvSpec
@@ -34,7 +34,7 @@ SPEC = EnvSpec("Contract-v0", (4,), gym.spaces.Discrete(3), None)
 N = 8  # batch size, and sub-envs acting at once
 
 
-def network(needs: frozenset[str] | set[str], head: dict | None = None) -> nn.Module:
+def network(needs: frozenset[str] | set[str], head: dict | None = None) -> Any:
     """A small network: ``head`` if given, else the first registered head whose outputs cover ``needs``."""
     if head is None:
         name = next((n for n, cls in sorted(options("head").items()) if set(needs) <= cls.outputs), None)
@@ -65,9 +65,24 @@ def field(name: str, n: int = N) -> torch.Tensor:
 
 
 def check_head(name: str, **values) -> dict[str, torch.Tensor]:
-    """Its outputs are exactly the ones it declares: ``q`` and ``logits`` [B, actions], ``value`` [B]."""
+    """Its outputs are exactly the ones it declares (``q`` and ``logits`` [B, actions], ``value`` [B]);
+    its ``mode`` picks a valid action per row, which is what greedy evaluation, ``rlfw.load`` and
+    export act with; a ``distribution``, if it has one, samples valid actions with finite log-probs."""
     cls = lookup("head", name)
-    out = network(cls.outputs, {"name": name, **values})(field("obs"))
+    net = network(cls.outputs, {"name": name, **values})
+    out = net(field("obs"))
+    assert hasattr(net, "mode"), f"head={name} has no mode(outputs): the greedy action, argmax Q or the policy's mode"
+    mode = net.mode(out)
+    assert mode.shape == (N,) and not mode.dtype.is_floating_point, f"head={name}: mode must give [B] integer actions"
+    assert bool(((mode >= 0) & (mode < SPEC.num_actions)).all()), f"head={name}: mode gives an action out of range"
+    if hasattr(net, "distribution"):
+        pi = net.distribution(out)
+        sampled = pi.sample()
+        assert sampled.shape == (N,), f"head={name}: distribution(outputs).sample() must give [B] actions"
+        assert bool(torch.isfinite(pi.log_prob(sampled)).all()), (
+            f"head={name}: log_prob of a sampled action is not finite"
+        )
+        assert pi.entropy().shape == (N,), f"head={name}: entropy must be one value per row"
     assert set(out) == set(cls.outputs), f"head={name} declares outputs {sorted(cls.outputs)} but returns {sorted(out)}"
     shapes = {"q": (N, SPEC.num_actions), "logits": (N, SPEC.num_actions), "value": (N,)}
     for key, tensor in out.items():
@@ -84,7 +99,7 @@ def check_explore(name: str, **values) -> None:
     with torch.inference_mode():
         net, obs = network(explore.needs), field("obs")
         for env_step in (0, 10**7):
-            action, extras = explore.act(Outputs(lambda: net(obs), N, SPEC.num_actions), env_step)
+            action, extras = explore.act(Outputs(net, lambda: obs, N, SPEC.num_actions), env_step)
             assert isinstance(action, np.ndarray) and action.shape == (N,) and action.dtype.kind in "iu", (
                 f"explore={name}: actions must be a numpy array of [B] integers (the envs take them)"
             )

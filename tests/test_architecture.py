@@ -15,7 +15,17 @@ LAYERS = [
     ["rlfw.config", "rlfw.plugins.search_path"],  # everything before training
     ["rlfw.loggers"],
     ["rlfw.run"],  # the training loop
-    ["rlfw.compare", "rlfw.testing", "rlfw.plugins.listing", "rlfw.plugins.__main__", "rlfw.__main__", "rlfw"],  # tools
+    ["rlfw.agent"],  # using what was trained
+    [
+        "rlfw.play",
+        "rlfw.export",
+        "rlfw.compare",
+        "rlfw.testing",
+        "rlfw.plugins.listing",
+        "rlfw.plugins.__main__",
+        "rlfw.__main__",
+        "rlfw",
+    ],  # tools
 ]
 
 
@@ -118,7 +128,9 @@ def test_new_modules_go_into_rooms():
         "__main__.py",
         "batch.py",
         "errors.py",
+        "export.py",
         "machine.py",
+        "play.py",
         "registry.py",
         "testing.py",
         "values.py",

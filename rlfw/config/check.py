@@ -14,20 +14,8 @@ from typing import Any
 
 from rlfw.config import schema
 from rlfw.errors import ConfigError
-from rlfw.registry import CONF_DIRS, RUN_CONTEXT, lookup, names, options
+from rlfw.registry import CONF_DIRS, GROUPS, RUN_CONTEXT, lookup, names, options
 from rlfw.values import check_values
-
-# Option groups: config path -> registry kind.
-GROUPS = {
-    "env": "env",
-    "network.encoder": "encoder",
-    "network.head": "head",
-    "explore": "explore",
-    "replay": "replay",
-    "target": "target",
-    "loss": "loss",
-    "optim": "optim",
-}
 
 
 def check_config(

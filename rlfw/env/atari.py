@@ -172,9 +172,9 @@ class AtariEnv:
             **self.kwargs,
         )
 
-    def render_env(self) -> tuple[gym.Env, float]:
-        """One evaluation env that renders RGB frames (gymnasium's preprocessing), and its frame rate."""
-        return self._gym_env(evaluation=True, render_mode="rgb_array"), 60 / self.options["frame_skip"]
+    def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:
+        """One evaluation env that renders (gymnasium's preprocessing), and its frame rate."""
+        return self._gym_env(evaluation=True, render_mode=render_mode), 60 / self.options["frame_skip"]
 
     def _gym_env(self, evaluation: bool, render_mode: str | None = None) -> gym.Env:
         import ale_py

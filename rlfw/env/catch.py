@@ -71,7 +71,8 @@ class Catch:
             stack_padding="first",
         )
 
-    def render_env(self) -> tuple[gym.Env, float]:
+    def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:
+        require(render_mode == "rgb_array", "render", render_mode, "Catch renders rgb_array frames only (a video)")
         return self._env(), 4
 
     def make(self, num_envs: int, evaluation: bool = False) -> gym.vector.VectorEnv:

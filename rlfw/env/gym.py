@@ -62,9 +62,9 @@ class GymEnv:
         self.spec = EnvSpec(id, tuple(obs_space.shape or ()), probe.action_space, solved, np.dtype(obs_space.dtype))
         probe.close()
 
-    def render_env(self) -> tuple[gym.Env, float]:
-        """One env that renders RGB frames, and its frame rate."""
-        env = gym.make(self.id, render_mode="rgb_array", **self.kwargs)
+    def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:
+        """One env that renders (``rgb_array`` frames, or a ``human`` window), and its frame rate."""
+        env = gym.make(self.id, render_mode=render_mode, **self.kwargs)
         return env, env.metadata.get("render_fps") or 30
 
     def make(self, num_envs: int, evaluation: bool = False) -> gym.vector.VectorEnv:

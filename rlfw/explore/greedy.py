@@ -1,18 +1,17 @@
-"""The greedy action: argmax of Q, or the policy's most likely action. Used for evaluation."""
+"""The greedy action, as the network's head defines it (argmax Q, the policy's mode). Used for evaluation."""
 
 from __future__ import annotations
 
 import numpy as np
-import torch
 
+from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 
 @register("explore", "greedy")
 class Greedy:
-    needs: frozenset[str] = frozenset()  # either "q" or "logits"
+    needs: frozenset[str] = frozenset()  # every head says what its greedy action is (``mode``)
     extras: frozenset[str] = frozenset()
 
-    def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[np.ndarray, dict]:
-        scores = outputs["q"] if "q" in outputs else outputs["logits"]
-        return scores.argmax(dim=1).numpy(force=True), {}  # force: from the device, if the network ran on one
+    def act(self, outputs: Outputs, env_step: int) -> tuple[np.ndarray, dict]:
+        return outputs.mode().numpy(force=True), {}  # force: from the device, if the network ran on one

@@ -3,26 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import torch
+from torch.distributions import Distribution
 
 
 class Outputs(Mapping):
-    """The network's outputs for ``rows`` observations (``"q"``, ``"logits"``, ...), run on first read.
+    """The network's outputs for ``rows`` observations (``"q"``, ``"logits"``, ...), run on first read,
+    and what its head makes of them: the greedy action (``mode``) and, for a policy head, the action
+    distribution (``distribution``).
 
     A rule that acts at random for every sub-env (epsilon-greedy early in a run) never reads them, so
     the forward pass is skipped, as SB3's DQN skips it.
     """
 
-    def __init__(self, forward: Callable[[], dict[str, torch.Tensor]], rows: int, num_actions: int | None):
-        self._forward = forward
+    def __init__(self, net: Any, obs: Callable[[], torch.Tensor], rows: int, num_actions: int | None):
+        self.net, self._obs = net, obs
         self._out: dict[str, torch.Tensor] | None = None
         self.rows, self.num_actions = rows, num_actions
 
+    @classmethod
+    def of(cls, net: Any, obs: torch.Tensor) -> Outputs:
+        """The outputs for a batch of observations already on the network's device."""
+        return cls(net, lambda: obs, len(obs), None)
+
     def _computed(self) -> dict[str, torch.Tensor]:
         if self._out is None:
-            self._out = self._forward()
+            self._out = self.net(self._obs())
         return self._out
+
+    def mode(self) -> torch.Tensor:
+        """The head's greedy action for each row: argmax Q, or the policy's most likely action."""
+        return self.net.mode(self._computed())
+
+    def distribution(self) -> Distribution:
+        """The policy head's action distribution (one row per observation)."""
+        return self.net.distribution(self._computed())
 
     def __getitem__(self, key: str) -> torch.Tensor:
         return self._computed()[key]

@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 import torch
+from torch.distributions import Categorical
 
+from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 PYTHON_ROWS = 16  # up to this many rows, Python floats
@@ -29,15 +31,20 @@ class Sample:
         # making a tensor on the acting path.
         self.draws = torch.empty(0)
 
-    def act(self, outputs: dict[str, torch.Tensor], env_step: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        logits = outputs["logits"].float()
+    def act(self, outputs: Outputs, env_step: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        pi = outputs.distribution()
+        value = outputs["value"].numpy(force=True)
+        if not isinstance(pi, Categorical):  # any other distribution samples itself
+            sampled = pi.sample()
+            return sampled.numpy(force=True), {"logp": pi.log_prob(sampled).numpy(force=True), "value": value}
+        logits = pi.logits.float()
         if len(self.draws) != len(logits):
             with torch.inference_mode(False):  # a normal tensor even when made in inference mode: refilled in place
                 self.draws = torch.empty(len(logits))
         u = self.draws.uniform_()
         by = by_rows if len(logits) <= PYTHON_ROWS else by_arrays
         action, logp = by(logits, u)
-        return action, {"logp": logp, "value": outputs["value"].numpy(force=True)}
+        return action, {"logp": logp, "value": value}
 
 
 def by_rows(logits: torch.Tensor, u: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:

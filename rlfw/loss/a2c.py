@@ -8,7 +8,7 @@ from torch import nn
 from rlfw.batch import Batch
 from rlfw.errors import require
 from rlfw.loss.actor_critic import value_loss
-from rlfw.network.head.actor_critic import policy
+from rlfw.network.head import PolicyHead
 from rlfw.registry import register
 
 
@@ -26,9 +26,9 @@ class A2CLoss(nn.Module):
         require(ent_coef >= 0, "loss.ent_coef", ent_coef, "must be >= 0 (an entropy bonus)")
         self.vf_coef, self.ent_coef = vf_coef, ent_coef
 
-    def forward(self, batch: Batch, net: nn.Module, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
+    def forward(self, batch: Batch, net: PolicyHead, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
         out = net(batch.obs)
-        pi = policy(out)
+        pi = net.distribution(out)
         entropy = pi.entropy().mean()
         return {
             "loss_policy": -(pi.log_prob(batch.action) * batch.advantage).mean(),

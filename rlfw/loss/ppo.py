@@ -8,7 +8,7 @@ from torch import nn
 from rlfw.batch import Batch
 from rlfw.errors import require
 from rlfw.loss.actor_critic import value_loss
-from rlfw.network.head.actor_critic import policy
+from rlfw.network.head import PolicyHead
 from rlfw.registry import register
 
 
@@ -45,9 +45,9 @@ class PPOLoss(nn.Module):
         self.clip, self.clip_value, self.target_kl = clip, clip_value, target_kl
         self.vf_coef, self.ent_coef = vf_coef, ent_coef
 
-    def forward(self, batch: Batch, net: nn.Module, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
+    def forward(self, batch: Batch, net: PolicyHead, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
         out = net(batch.obs)
-        pi = policy(out)
+        pi = net.distribution(out)
         log_ratio = pi.log_prob(batch.action) - batch.logp
         ratio = log_ratio.exp()
         surrogate = torch.min(ratio * batch.advantage, ratio.clamp(1 - self.clip, 1 + self.clip) * batch.advantage)

@@ -58,6 +58,12 @@ def describe(ep: EntryPoint) -> str:
 ORIGIN: dict[tuple[str, str], EntryPoint] = {}
 
 
+def distribution(kind: str, name: str) -> str | None:
+    """The distribution (``rlfw-qr-dqn 0.0.1``) whose plugin registered ``(kind, name)``; None for rlfw's own."""
+    ep = ORIGIN.get((kind, name))
+    return None if ep is None else f"{ep.dist.name} {ep.dist.version}" if ep.dist else f"plugin {ep.name}"
+
+
 def load(registry: dict[str, dict[str, Any]], conf_dirs: dict[str, str]) -> None:
     """Imports every plugin package into ``registry`` (kind -> name -> class). A plugin that fails
     takes back what it registered; each option a plugin adds needs its yaml in the plugin's conf/."""

@@ -8,7 +8,7 @@ import typing
 from importlib.metadata import version
 from typing import Any
 
-from rlfw.plugins import ORIGIN, plugin_entry_points
+from rlfw.plugins import distribution, plugin_entry_points
 from rlfw.registry import CONF_DIRS, KINDS, RUN_CONTEXT, options
 from rlfw.values import parameters, type_name
 
@@ -49,10 +49,7 @@ def contract(cls: Any) -> str:
 
 
 def source(kind: str, name: str) -> str:
-    ep = ORIGIN.get((kind, name))
-    if ep is None:
-        return f"rlfw {version('rlfw')}"
-    return f"{ep.dist.name} {ep.dist.version}" if ep.dist else f"plugin {ep.name}"
+    return distribution(kind, name) or f"rlfw {version('rlfw')}"
 
 
 def main() -> None:

@@ -42,7 +42,7 @@ class Collector:
         for the network: right after the envs' threads ran, a torch call costs several times a numpy
         call (docs/results.md, "Why the code is so")."""
         obs = self.obs
-        out = Outputs(lambda: self.net(torch.from_numpy(obs).to(self.device)), self.num_envs, self.num_actions)
+        out = Outputs(self.net, lambda: torch.from_numpy(obs).to(self.device), self.num_envs, self.num_actions)
         action, extras = self.explore.act(out, self.env_steps)
         next_obs, reward, terminated, truncated, info = self.envs.step(action)
         final, done = next_obs, terminated | truncated

@@ -1,4 +1,4 @@
-"""Greedy evaluation on separate envs: one episode per eval env."""
+"""Evaluation on separate envs: one episode per eval env, acting greedily (the head's ``mode``)."""
 
 from __future__ import annotations
 
@@ -7,41 +7,57 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch import nn
 
-from rlfw.explore.greedy import Greedy
+from rlfw.explore.outputs import Outputs
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
+Policy = Callable[[np.ndarray], np.ndarray]  # a batch of observations -> their actions
 
 
 def never() -> bool:
     return False
 
 
-def evaluate(envs, net, seed: int, device: torch.device, stop: Callable[[], bool] = never) -> np.ndarray | None:
-    """Returns of one greedy episode in each of ``envs``' sub-envs (reset with ``seed``); None if
-    ``stop()`` turned true before they all ended."""
-    greedy = Greedy()
+def greedy(net: nn.Module, device: torch.device) -> Policy:
+    """The network's greedy actions, as numpy, for numpy observations."""
+
+    def act(obs: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            return Outputs.of(net, torch.as_tensor(obs, device=device)).mode().numpy(force=True)
+
+    return act
+
+
+def evaluate(envs, policy: Policy, seed: int, stop: Callable[[], bool] = never) -> tuple[np.ndarray, np.ndarray] | None:
+    """The returns and lengths of one episode in each of ``envs``' sub-envs (reset with ``seed``),
+    acting with ``policy``; None if ``stop()`` turned true before they all ended."""
     obs, _ = envs.reset(seed=seed)
     returns = np.zeros(envs.num_envs)
+    lengths = np.zeros(envs.num_envs, dtype=np.int64)
     running = np.ones(envs.num_envs, dtype=bool)
     while running.any():
         if stop():
             return None
-        with torch.inference_mode():
-            action, _ = greedy.act(net(torch.as_tensor(obs, device=device)), 0)
-        obs, reward, terminated, truncated, _ = envs.step(action)
+        obs, reward, terminated, truncated, _ = envs.step(policy(obs))
         returns += reward * running
+        lengths += running
         running &= ~(terminated | truncated)
-    return returns
+    return returns, lengths
+
+
+def eval_seed(seed: int, evaluation: int) -> int:
+    """The seed of a run's ``evaluation``-th evaluation (0 first): each one resets its envs anew."""
+    return seed + EVAL_SEED_OFFSET + evaluation
 
 
 def evaluation(module: Any, envs, stop: Callable[[], bool] = never) -> dict[str, float] | None:
     """One evaluation of ``module``'s network now: its env steps and training seconds so far, and the
-    mean and std of the returns (each evaluation resets the envs with a seed of its own); None if
-    ``stop()`` cut it short."""
-    returns = evaluate(envs, module.net, module.cfg["seed"] + EVAL_SEED_OFFSET + len(module.evals), module.device, stop)
-    if returns is None:
+    mean and std of the returns; None if ``stop()`` cut it short."""
+    result = evaluate(envs, greedy(module.net, module.device), eval_seed(module.cfg["seed"], len(module.evals)), stop)
+    if result is None:
         return None
+    returns, _ = result
     return {
         "env_steps": module.env_steps,
         "wall_seconds": module.wall_seconds(),  # evaluations included

@@ -23,7 +23,7 @@ from rlfw.config.trainer import RUN_CONTROL, quiet_lightning
 from rlfw.errors import Stopped
 from rlfw.loggers import finish_loggers, make_loggers
 from rlfw.machine import cores
-from rlfw.run.evaluate import EVAL_SEED_OFFSET
+from rlfw.run.evaluate import eval_seed, greedy
 from rlfw.run.module import RLModule
 from rlfw.run.nonfinite import NonFiniteGuard
 from rlfw.run.video import record
@@ -100,7 +100,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     if not trainer.is_global_zero:  # a ddp rank > 0: rank 0 writes the run's files
         return {"eval_return_mean": returns[-1], "mean_eval_return": mean_return}
     if cfg["eval"]["video"]:
-        video = record(parts.env, module.net, run_dir / "eval.mp4", cfg["seed"] + EVAL_SEED_OFFSET, module.device)
+        video = record(parts.env, greedy(module.net, module.device), run_dir / "eval.mp4", eval_seed(cfg["seed"], 0))
         log.info("video of one greedy evaluation episode: %s", video)
     final = module.evals[-1]
     summary = {

@@ -10,22 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from rlfw.explore.greedy import Greedy
+from rlfw.run.evaluate import Policy
 
 
-def record(env, net, path: Path, seed: int, device: torch.device) -> Path:
-    """Plays one greedy episode of ``env.render_env()`` and writes it to ``path``."""
+def record(env, policy: Policy, path: Path, seed: int) -> Path:
+    """Plays one episode of ``env.render_env()`` with ``policy`` and writes it to ``path``."""
     import cv2  # only when a video is asked for: not on every run's start-up
 
     single, fps = env.render_env()
     obs, _ = single.reset(seed=seed)
-    frames, done, greedy = [single.render()], False, Greedy()
+    frames, done = [single.render()], False
     while not done:
-        with torch.inference_mode():
-            action, _ = greedy.act(net(torch.as_tensor(np.asarray(obs)[None], device=device)), 0)
-        obs, _, terminated, truncated, _ = single.step(int(action[0]))
+        obs, _, terminated, truncated, _ = single.step(policy(np.asarray(obs)[None])[0])
         frames.append(single.render())
         done = terminated or truncated
     single.close()

@@ -52,23 +52,30 @@ def checkpoint_path(resume: str, run_dir: Path) -> Path:
     return path
 
 
-def _read(path: Path, what: str) -> Any:
+def _read(path: Path, what: str, who: str) -> Any:
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError, OSError, ValueError) as err:
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ConfigError(f"resume: {path} is not a readable {what} (truncated or corrupt?): {reason}") from err
+        raise ConfigError(f"{who}: {path} is not a readable {what} (truncated or corrupt?): {reason}") from err
+
+
+def read_checkpoint(path: Path, who: str = "resume") -> dict[str, Any]:
+    """The checkpoint at ``path``, loaded with ``weights_only=True`` (tensors and plain containers
+    only), in the layout this rlfw reads; ``who`` starts the error line (``resume``, ``rlfw.load``)."""
+    state = _read(path, "checkpoint", who)
+    if not isinstance(state, dict) or "rlfw_checkpoint" not in state:
+        raise ConfigError(f"{who}: {path} is not an rlfw checkpoint (it has no rlfw_checkpoint key)")
+    if state["rlfw_checkpoint"] != FORMAT:
+        raise ConfigError(
+            f"{who}: {path} has checkpoint format {state['rlfw_checkpoint']}; this rlfw reads format {FORMAT}"
+        )
+    return state
 
 
 def load(path: Path) -> dict[str, Any]:
-    """The checkpoint at ``path``, loaded with ``weights_only=True``: tensors and plain containers only."""
-    state = _read(path, "checkpoint")
-    if not isinstance(state, dict) or "rlfw_checkpoint" not in state:
-        raise ConfigError(f"resume: {path} is not an rlfw checkpoint (it has no rlfw_checkpoint key)")
-    if state["rlfw_checkpoint"] != FORMAT:
-        raise ConfigError(
-            f"resume: {path} has checkpoint format {state['rlfw_checkpoint']}; this rlfw reads format {FORMAT}"
-        )
+    """The checkpoint at ``path``, checked to hold what a resume needs (its replay file beside it)."""
+    state = read_checkpoint(path)
     if state["replay_file"] is None:
         raise ConfigError(
             f"resume: {path} holds no replay contents (best.ckpt and nonfinite.ckpt keep the networks and"
@@ -82,7 +89,7 @@ def load(path: Path) -> dict[str, Any]:
 
 def load_replay(path: Path, state: dict[str, Any]) -> dict[str, Any]:
     """The replay contents saved beside the checkpoint at ``path`` (large: read when training starts)."""
-    return _read(path.parent / state["replay_file"], "replay file")
+    return _read(path.parent / state["replay_file"], "replay file", "resume")
 
 
 def differences(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from rlfw.plugins import distribution
+from rlfw.registry import chosen
 from rlfw.state.rng import rng_state, set_rng_state
 
 log = logging.getLogger("rlfw")
@@ -48,6 +50,8 @@ def run_state(module) -> dict[str, Any]:
         "plugins": {k: p.state_dict() for k, p in _plugins(module).items() if hasattr(p, "state_dict")},
         "rng": rng_state(),
         "wandb_id": wandb[0] if wandb else None,
+        # the plugin distributions of options not rlfw's own: rlfw.load names what to install
+        "options_from": {key: distribution(*pick) for key, pick in chosen(module.cfg).items() if distribution(*pick)},
     }
 
 

@@ -1,12 +1,14 @@
 import numpy as np
 import pytest
 import torch
+from torch.distributions import Categorical
 
 from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.explore.greedy import Greedy
 from rlfw.explore.outputs import Outputs
 from rlfw.explore.sample import PYTHON_ROWS, Sample, by_arrays, by_rows
-from rlfw.network.head.actor_critic import policy
+from rlfw.network.head.actor_critic import ActorCritic
+from rlfw.network.head.q import QNetwork
 
 
 def test_epsilon_decays_linearly_then_stays():
@@ -23,8 +25,26 @@ def test_epsilon_greedy_explores_at_the_scheduled_rate():
     assert np.all(EpsilonGreedy(0.0, 0.0, 1).act(of({"q": q}), 0)[0] == 1)
 
 
+class Fixed:
+    """Stands for a head: gives ``out`` for any observations, with the mode and distribution of the
+    head class ``like``."""
+
+    def __init__(self, out: dict[str, torch.Tensor], like: type):
+        self.out, self.like = out, like
+
+    def __call__(self, obs) -> dict[str, torch.Tensor]:
+        return self.out
+
+    def mode(self, out):
+        return self.like.mode(self, out)
+
+    def distribution(self, out):
+        return self.like.distribution(self, out)
+
+
 def of(out: dict[str, torch.Tensor]) -> Outputs:
-    return Outputs(lambda: out, len(out["q"]), out["q"].shape[1])
+    scores = out["q"] if "q" in out else out["logits"]
+    return Outputs(Fixed(out, QNetwork if "q" in out else ActorCritic), lambda: None, len(scores), scores.shape[1])
 
 
 def test_epsilon_greedy_runs_the_network_only_when_some_env_acts_greedily():
@@ -40,13 +60,13 @@ def test_epsilon_greedy_runs_the_network_only_when_some_env_acts_greedily():
 
 
 def test_greedy_reads_q_or_logits():
-    assert Greedy().act({"q": torch.tensor([[1.0, 3.0]])}, 0)[0].tolist() == [1]
-    assert Greedy().act({"logits": torch.tensor([[2.0, -1.0]]), "value": torch.zeros(1)}, 0)[0].tolist() == [0]
+    assert Greedy().act(of({"q": torch.tensor([[1.0, 3.0]])}), 0)[0].tolist() == [1]
+    assert Greedy().act(of({"logits": torch.tensor([[2.0, -1.0]]), "value": torch.zeros(1)}), 0)[0].tolist() == [0]
 
 
 def test_sample_records_logp_and_value():
     logits = torch.log(torch.tensor([[0.9, 0.1]])).repeat(10_000, 1)
-    action, extras = Sample().act({"logits": logits, "value": torch.zeros(10_000)}, 0)
+    action, extras = Sample().act(of({"logits": logits, "value": torch.zeros(10_000)}), 0)
     assert abs(action.mean() - 0.1) < 0.02
     np.testing.assert_allclose(extras["logp"], logits.numpy()[np.arange(10_000), action], rtol=1e-6)
     assert extras["value"].shape == (10_000,)
@@ -55,8 +75,8 @@ def test_sample_records_logp_and_value():
 def test_sample_draws_from_the_categorical_policy():
     logits = torch.tensor([[1.5, -0.3, 0.0, 2.2, -1.0, 0.4]]).repeat(200_000, 1)
     torch.manual_seed(5)
-    action, extras = Sample().act({"logits": logits, "value": torch.zeros(len(logits))}, 0)
-    dist = policy({"logits": logits})
+    action, extras = Sample().act(of({"logits": logits, "value": torch.zeros(len(logits))}), 0)
+    dist = Categorical(logits=logits)
     action = torch.from_numpy(action)
     frequency = torch.bincount(action, minlength=6) / len(action)
     p = dist.probs[0]
@@ -84,11 +104,11 @@ def test_a_vector_steps_rows_in_python_and_many_rows_in_numpy_sample_alike():
     (a, logp), (b, logp_b) = by_rows(logits, u), by_arrays(logits, u)
     assert np.array_equal(a, b) and a.dtype == b.dtype == np.int64 and logp.dtype == logp_b.dtype == np.float32
     np.testing.assert_allclose(logp, logp_b, rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(torch.from_numpy(logp), policy({"logits": logits}).log_prob(torch.from_numpy(a)))
+    torch.testing.assert_close(torch.from_numpy(logp), Categorical(logits=logits).log_prob(torch.from_numpy(a)))
     sample = Sample()
     for rows in (PYTHON_ROWS, PYTHON_ROWS + 1, PYTHON_ROWS):  # by the number of rows; the buffer of draws resized
         torch.manual_seed(4)
-        action, _ = sample.act({"logits": logits[:rows], "value": torch.zeros(rows)}, 0)
+        action, _ = sample.act(of({"logits": logits[:rows], "value": torch.zeros(rows)}), 0)
         torch.manual_seed(4)
         assert np.array_equal(action, by_rows(logits[:rows], torch.rand(rows))[0])
 
@@ -97,12 +117,12 @@ def test_sample_acts_on_logits_that_require_grad_or_are_bfloat16_and_in_inferenc
     logits = torch.tensor([[0.0, 2.0, -1.0]], requires_grad=True).repeat(5, 1)
     sample = Sample()
     for out in (logits, logits.bfloat16()):
-        action, extras = sample.act({"logits": out, "value": torch.zeros(5)}, 0)
+        action, extras = sample.act(of({"logits": out, "value": torch.zeros(5)}), 0)
         assert action.shape == (5,) and bool(((action >= 0) & (action < 3)).all())
-        want = policy({"logits": out.detach().float()}).log_prob(torch.from_numpy(action))
+        want = Categorical(logits=out.detach().float()).log_prob(torch.from_numpy(action))
         torch.testing.assert_close(torch.from_numpy(extras["logp"]), want)
     with torch.inference_mode():  # its buffer of draws first made in inference mode, then refilled outside it
-        Sample().act({"logits": logits[:3], "value": torch.zeros(3)}, 0)
+        Sample().act(of({"logits": logits[:3], "value": torch.zeros(3)}), 0)
         made_inside = Sample()
-        made_inside.act({"logits": logits, "value": torch.zeros(5)}, 0)
-    assert made_inside.act({"logits": logits, "value": torch.zeros(5)}, 0)[0].shape == (5,)
+        made_inside.act(of({"logits": logits, "value": torch.zeros(5)}), 0)
+    assert made_inside.act(of({"logits": logits, "value": torch.zeros(5)}), 0)[0].shape == (5,)

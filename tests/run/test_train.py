@@ -108,7 +108,7 @@ def test_gradient_clipping_and_per_part_lr_through_config(tmp_path):
 
 
 def test_best_ckpt_holds_the_weights_of_the_best_eval(tmp_path):
-    from rlfw.run.evaluate import EVAL_SEED_OFFSET, evaluate
+    from rlfw.run.evaluate import eval_seed, evaluate, greedy
 
     overrides = ("algo=ppo", "total_env_steps=6144", "eval.every=1024", "eval.episodes=4", "stop_when_solved=false")
     summary = run(tmp_path, *overrides)
@@ -117,8 +117,8 @@ def test_best_ckpt_holds_the_weights_of_the_best_eval(tmp_path):
     parts = build_parts(config(*overrides))
     state = torch.load(tmp_path / "checkpoints" / "best.ckpt", weights_only=True)["state_dict"]
     parts.net.load_state_dict({k.removeprefix("net."): v for k, v in state.items() if k.startswith("net.")})
-    replay = evaluate(parts.env.make(4), parts.net, 0 + EVAL_SEED_OFFSET + best, torch.device("cpu"))
-    assert float(replay.mean()) == returns[best] == summary["best_eval_return_mean"]
+    replayed, _ = evaluate(parts.env.make(4), greedy(parts.net, torch.device("cpu")), eval_seed(0, best))
+    assert float(replayed.mean()) == returns[best] == summary["best_eval_return_mean"]
 
 
 def test_resolved_yaml_is_the_config_that_ran_without_dropped_keys(tmp_path, caplog):

@@ -26,3 +26,7 @@ class QuantileQ(nn.Module):
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         theta = self.quantiles(self.encoder(obs)).view(-1, self.num_actions, self.n_quantiles)
         return {"q": theta.mean(2), "quantiles": theta}
+
+    def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The greedy action: argmax_a of the quantiles' mean."""
+        return out["q"].argmax(dim=1)

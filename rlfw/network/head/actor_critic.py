@@ -16,12 +16,6 @@ from rlfw.network.head.checks import require_discrete
 from rlfw.registry import register
 
 
-def policy(out: dict[str, torch.Tensor]) -> Categorical:
-    """pi(.|s) from the head's logits. Arguments are not validated: on this hot path the checks cost
-    more than the sampling (the logits come from the network, never from a user)."""
-    return Categorical(logits=out["logits"], validate_args=False)
-
-
 def _orthogonal(layer: LayerT, gain: float) -> LayerT:
     nn.init.orthogonal_(layer.weight, gain)
     if layer.bias is not None:
@@ -72,3 +66,12 @@ class ActorCritic(nn.Module):
             h = self.encoder(obs)
             return {"logits": self.actor(h), "value": self.critic(h).squeeze(-1)}
         return {"logits": self.actor(obs), "value": self.critic(obs).squeeze(-1)}
+
+    def distribution(self, out: dict[str, torch.Tensor]) -> Categorical:
+        """pi(.|s) from the logits. Arguments are not validated: on this hot path the checks cost more
+        than the sampling (the logits come from the network, never from a user)."""
+        return Categorical(logits=out["logits"], validate_args=False)
+
+    def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The policy's most likely action."""
+        return out["logits"].argmax(dim=1)

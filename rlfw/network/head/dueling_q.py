@@ -28,3 +28,7 @@ class DuelingQNetwork(nn.Module):
         h = self.encoder(obs)
         a = self.advantage(h)
         return {"q": self.value(h) + a - a.mean(dim=1, keepdim=True)}
+
+    def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The greedy action: argmax_a Q(s, a)."""
+        return out["q"].argmax(dim=1)

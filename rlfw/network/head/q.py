@@ -25,3 +25,7 @@ class QNetwork(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         return {"q": self.q(self.encoder(obs))}
+
+    def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The greedy action: argmax_a Q(s, a)."""
+        return out["q"].argmax(dim=1)

@@ -1,0 +1,142 @@
+"""``rlfw.load``: a trained agent from a run folder or a checkpoint, to act with in Python.
+
+The checkpoint holds the config that ran, so the agent rebuilds its env and network through the
+registry (a plugin's head too, once the plugin is installed) and loads the weights with
+``weights_only=True``. Whatever the policy needs beyond the env's own wrappers (pixel scaling, and
+any statistics kept as the network's buffers) is part of the network, so it travels with the agent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+
+from rlfw.env.spec import EnvSpec
+from rlfw.errors import ConfigError
+from rlfw.explore.outputs import Outputs
+from rlfw.network import build_network
+from rlfw.registry import build, chosen, names
+from rlfw.run.evaluate import Policy, eval_seed
+from rlfw.state.checkpoint import BEST, LAST
+from rlfw.state.resume import read_checkpoint
+
+WHICH = {"best": BEST, "last": LAST}
+
+
+@dataclass
+class Agent:
+    """A trained network with the env it was trained on. ``config`` is the config that ran,
+    ``spec`` the env's spec, ``checkpoint`` the file it came from, ``evals`` the run's greedy
+    evaluations up to that checkpoint (the last one evaluated these weights when ``env_steps`` is
+    its env steps)."""
+
+    config: dict[str, Any]
+    spec: EnvSpec
+    net: nn.Module
+    env: Any  # the env option: make(num_envs, evaluation) and render_env(render_mode)
+    explore: Any  # the rule the run acted with while training: predict(deterministic=False)
+    device: torch.device
+    checkpoint: Path
+    env_steps: int
+    evals: list[dict[str, float]] = field(default_factory=list)
+
+    def predict(
+        self,
+        obs: np.ndarray | torch.Tensor,
+        state: Any = None,
+        episode_start: np.ndarray | None = None,
+        deterministic: bool = True,
+    ) -> tuple[np.ndarray, Any]:
+        """Actions for one observation or a batch (numpy or torch in, numpy out). ``deterministic``:
+        the greedy action (argmax Q, the policy's mode); else the training rule's (epsilon-greedy at
+        its final epsilon, or a sample of the policy). ``state`` and ``episode_start`` are for
+        recurrent policies; this feed-forward one returns ``None`` as its state."""
+        batch, single = self._batch(obs)
+        with torch.inference_mode():
+            outputs = Outputs(self.net, lambda: batch, len(batch), getattr(self.spec.action_space, "n", None))
+            if deterministic:
+                action = outputs.mode().numpy(force=True)
+            else:
+                action, _ = self.explore.act(outputs, self.config["total_env_steps"])
+        return (action[0] if single else action), None
+
+    def policy(self, deterministic: bool = True) -> Policy:
+        """``predict`` as a function of a batch of observations."""
+        return lambda obs: self.predict(obs, deterministic=deterministic)[0]
+
+    def make_env(self, num_envs: int = 1, render_mode: str | None = None) -> gym.vector.VectorEnv:
+        """A vector env made as training made its evaluation envs (for Atari: the same preprocessing,
+        full games, raw scores); not yet reset. ``render_mode`` (``human``, ``rgb_array``) makes each
+        sub-env render."""
+        if render_mode is None:
+            return self.env.make(num_envs, evaluation=True)
+        return gym.vector.SyncVectorEnv(
+            [lambda: self.env.render_env(render_mode)[0]] * num_envs, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
+        )
+
+    def eval_seed(self) -> int:
+        """The seed of the run's evaluation of these weights (of the next one, if they moved on since)."""
+        done = len(self.evals)
+        evaluated = done and self.evals[-1]["env_steps"] == self.env_steps
+        return eval_seed(self.config["seed"], done - 1 if evaluated else done)
+
+    def _batch(self, obs: np.ndarray | torch.Tensor) -> tuple[torch.Tensor, bool]:
+        """``obs`` as a batch on the agent's device, and whether it was one observation."""
+        tensor = obs if isinstance(obs, torch.Tensor) else torch.from_numpy(np.asarray(obs))
+        shape, want = tuple(tensor.shape), self.spec.obs_shape
+        if shape != want and shape[1:] != want:
+            raise ValueError(
+                f"predict: observations of shape {shape} do not fit this agent's {want} (one observation) or"
+                f" (N, {', '.join(map(str, want))}) (a batch)"
+            )
+        dtype = torch.from_numpy(np.zeros(0, self.spec.obs_dtype)).dtype
+        if dtype == torch.uint8 and tensor.dtype != torch.uint8:  # scaled or float images would be read wrong
+            raise ValueError(f"predict: observations of dtype {tensor.dtype}; this agent reads uint8 pixels (0-255)")
+        if tensor.dtype == torch.bool or tensor.dtype.is_complex:
+            raise ValueError(f"predict: observations of dtype {tensor.dtype}; this agent reads real numbers ({dtype})")
+        tensor = tensor.to(self.device, dtype)
+        return (tensor[None], True) if shape == want else (tensor, False)
+
+
+def checkpoint_file(path: str | Path, which: str = "best") -> Path:
+    """The checkpoint ``path`` names: a ``.ckpt`` file, or a run folder's ``checkpoints/<which>.ckpt``."""
+    if which not in WHICH:
+        raise ConfigError(f"which={which!r}: one of {', '.join(WHICH)}")
+    path = Path(path).expanduser()
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        raise ConfigError(f"{path} is neither a run folder nor a checkpoint file")
+    file = path / "checkpoints" / WHICH[which]
+    if not file.is_file():
+        held = sorted(p.name for p in (path / "checkpoints").glob("*.ckpt"))
+        has = f"it holds {', '.join(held)}" if held else "it holds no checkpoint (checkpoints/*.ckpt)"
+        raise ConfigError(f"{path} has no checkpoints/{WHICH[which]}; {has}")
+    return file
+
+
+def load(path: str | Path, which: str = "best", device: str | torch.device = "cpu") -> Agent:
+    """The agent in ``path``: a run folder (its best checkpoint, or ``which="last"``) or a ``.ckpt``
+    file, with its network on ``device``."""
+    file = checkpoint_file(path, which)
+    state = read_checkpoint(file, "load")
+    cfg = state["config"]
+    for key, (kind, name) in chosen(cfg).items():
+        if name not in names(kind):
+            plugin = state.get("options_from", {}).get(key)
+            where = f" from the plugin {plugin}, which is not installed here" if plugin else ", not registered here"
+            raise ConfigError(f"{file} was trained with {key}={name}{where}; valid: {', '.join(names(kind))}")
+    env = build("env", cfg["env"], "env")
+    net = build_network(cfg["network"], env.spec)
+    net.load_state_dict({k.removeprefix("net."): v for k, v in state["state_dict"].items() if k.startswith("net.")})
+    device = torch.device(device)
+    net.to(device).eval().requires_grad_(False)
+    explore = build("explore", cfg["explore"], "explore")
+    run = state["run"]
+    return Agent(cfg, env.spec, net, env, explore, device, file, run["env_steps"], list(run["evals"]))

@@ -1,0 +1,20 @@
+"""Short finished runs to load, play and export: one per head kind (Q, actor-critic) and a pixel env."""
+
+from pathlib import Path
+
+import pytest
+
+import rlfw
+
+RUNS = {
+    "ppo": ["algo=ppo", "env=cartpole", "total_env_steps=4096", "eval.every=2048"],
+    "dqn": ["algo=dqn", "env=cartpole", "total_env_steps=3000", "eval.every=1500"],
+    "catch": ["algo=dqn", "env=catch", "total_env_steps=3000", "eval.every=1500"],
+}
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    """Trained with ``rlfw.train``, once per test process."""
+    root = tmp_path_factory.mktemp("runs")
+    return {name: rlfw.train(overrides, run_dir=root / name)["run_dir"] for name, overrides in RUNS.items()}

@@ -1,0 +1,89 @@
+"""python -m rlfw.play reproduces the run's own evaluation; python -m rlfw.export writes files that
+torch.jit and onnxruntime run to the agent's own actions."""
+
+import json
+
+import numpy as np
+import onnxruntime
+import pytest
+import torch
+
+import rlfw
+from rlfw.export import main as export_main
+from rlfw.play import main as play_main
+
+
+def test_play_prints_the_runs_own_evaluation_of_the_checkpoint(runs, capsys):
+    summary = json.loads((runs["dqn"] / "summary.json").read_text())
+    play_main([str(runs["dqn"]), "which=last"])
+    out = capsys.readouterr().out
+    final = summary["evals"][-1]
+    assert f"return: mean {final['return_mean']:.1f}, std {final['return_std']:.1f}, IQM" in out
+    assert f"the run's own evaluation of these weights: {final['return_mean']:.1f} +- {final['return_std']:.1f}" in out
+    assert "length: mean" in out
+
+
+def test_play_episodes_seed_sampling_and_a_video(runs, capsys):
+    play_main([str(runs["catch"]), "episodes=3", "seed=7", "deterministic=false", "video=true"])
+    out = capsys.readouterr().out
+    assert "3 episodes, as in training (not greedy)" in out
+    assert (runs["catch"] / "play.mp4").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["episodes=ten"], "episodes='ten': expected int or null"),
+        (["episode=3"], "episode: unknown key (did you mean episodes?)"),
+        (["episodes=0"], "episodes=0: must be >= 1"),
+        (["render=human"], "render='human': Catch renders rgb_array frames only"),
+    ],
+)
+def test_play_refuses_bad_arguments_in_one_line(runs, capsys, args, message):
+    with pytest.raises(SystemExit) as stop:
+        play_main([str(runs["catch"]), *args])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.startswith("rlfw.play: ") and message in err and len(err.splitlines()) == 1
+
+
+def observations(agent: rlfw.agent.load.Agent, count: int = 1000) -> np.ndarray:
+    """``count`` observations the env really gives, from episodes played with random actions."""
+    envs = agent.make_env(8)
+    obs, _ = envs.reset(seed=0)
+    seen, rng = [], np.random.default_rng(0)
+    while sum(len(o) for o in seen) < count:
+        seen.append(obs)
+        obs, *_ = envs.step(rng.integers(agent.spec.num_actions, size=8))
+    return np.concatenate(seen)[:count]
+
+
+@pytest.mark.parametrize("name", ["ppo", "dqn", "catch"])
+def test_exported_files_pick_the_agents_actions(runs, name, tmp_path, capsys):
+    agent = rlfw.load(runs[name])
+    obs = observations(agent)
+    want = agent.predict(obs)[0]
+    export_main([str(runs[name]), "format=torchscript", f"out={tmp_path}/policy.pt"])
+    export_main([str(runs[name]), "format=onnx", f"out={tmp_path}/policy.onnx"])
+    assert np.array_equal(torch.jit.load(str(tmp_path / "policy.pt"))(torch.from_numpy(obs)).numpy(), want)
+    session = onnxruntime.InferenceSession(str(tmp_path / "policy.onnx"))
+    assert np.array_equal(session.run(["action"], {"obs": obs})[0], want)
+    spec = json.loads((tmp_path / "policy.onnx.json").read_text())
+    assert spec["input"] == {"name": "obs", "shape": ["batch", *agent.spec.obs_shape], "dtype": str(obs.dtype)}
+    assert spec["action_space"] == {"type": "Discrete", "n": agent.spec.num_actions}
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "policy.onnx",
+        "policy.onnx.json",
+        "policy.pt",
+        "policy.pt.json",
+    ]
+
+
+def test_export_refuses_an_unknown_format_and_a_missing_exporter(runs, capsys, monkeypatch):
+    with pytest.raises(SystemExit):
+        export_main([str(runs["ppo"]), "format=tflite"])
+    assert capsys.readouterr().err == "rlfw.export: format='tflite': not an export format; valid: torchscript, onnx\n"
+    real = __import__("importlib.util").util.find_spec
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+    with pytest.raises(SystemExit):
+        export_main([str(runs["ppo"]), "format=onnx"])
+    assert capsys.readouterr().err == "rlfw.export: format=onnx needs onnxruntime: pip install 'rlfw[export]'\n"
