@@ -65,7 +65,7 @@ def field(name: str, n: int = N) -> torch.Tensor:
 
 
 def check_head(name: str, **values) -> dict[str, torch.Tensor]:
-    """Its outputs are exactly the ones it declares (``q`` and ``logits`` [B, actions], ``value`` [B]);
+    """Its outputs are exactly the ones it declares (``q`` [B, actions], ``value`` [B], ...);
     its ``mode`` picks a valid action per row, which is what greedy evaluation, ``rlfw.load`` and
     export act with; a ``distribution``, if it has one, samples valid actions with finite log-probs."""
     cls = lookup("head", name)
@@ -83,7 +83,8 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
             f"head={name}: log_prob of a sampled action is not finite"
         )
         assert pi.entropy().shape == (N,), f"head={name}: entropy must be one value per row"
-    assert set(out) == set(cls.outputs), f"head={name} declares outputs {sorted(cls.outputs)} but returns {sorted(out)}"
+    declared = net.outputs  # the class's, or the instance's when they depend on the env (a policy layer's)
+    assert set(out) == set(declared), f"head={name} declares outputs {sorted(declared)} but returns {sorted(out)}"
     shapes = {"q": (N, SPEC.num_actions), "logits": (N, SPEC.num_actions), "value": (N,)}
     for key, tensor in out.items():
         expected = shapes.get(key, (N, *tensor.shape[1:]))

@@ -11,16 +11,28 @@ from tests.helpers import ROOT, run_cli
 
 BAD = [
     (["algo=nope"], "algo=nope: no such option; valid: a2c, double_dqn, dqn, ppo"),
-    (["env=nope"], "env=nope: no such option; valid: acrobot, atari, breakout, cartpole, catch, gym, pong"),
+    (
+        ["env=nope"],
+        "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, catch, gym, halfcheetah, hopper,"
+        " humanoid, inverted_pendulum, mujoco, pendulum, pong, walker2d",
+    ),
     (["loss.name=bogus"], "loss.name='bogus': not a registered loss; valid: a2c, double_dqn, dqn, ppo"),
     (["env=gym", "env.id=NoSuch-v0"], "env.id='NoSuch-v0': not a registered gymnasium id"),
     (["env=gym", "env.id=CartPole-v9"], "(did you mean CartPole-v1?)"),
     (["replay.num_steps=abc"], "replay.num_steps='abc': expected int"),
     (["num_envs=-2"], "num_envs=-2: envs stepped together, 1 to 1024"),
     (["algo=dqn", "replay.batch_size=200000"], "replay.batch_size=200000: must not exceed replay.capacity=100000"),
-    (["algo=dqn", "env=gym", "env.id=Pendulum-v1"], "network/head=q needs a Discrete action space"),
+    (["algo=dqn", "env=gym", "env.id=Pendulum-v1"], "network/head=q acts in Discrete action spaces, and Pendulum-v1"),
+    (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ppo"),
+    (
+        ["algo=dqn", "+replay.normalize_reward=true"],
+        "replay=uniform does not take normalize_reward (replay=rollout does)",
+    ),
+    (["env=catch", "network.normalize_obs=true"], "network.normalize_obs=True: Catch gives uint8 pixels"),
+    (["loss=dqn", "env=pendulum"], "loss=dqn: needs network outputs q; network/head=actor_critic gives value"),
+    (["algo=dqn", "explore=sample"], "explore=sample: needs network outputs value; network/head=q gives q"),
     (["algo=dqn", "target=none"], "target=none: loss=dqn needs a target network"),
-    (["loss=dqn"], "loss=dqn: needs network outputs q; network/head=actor_critic gives logits, value"),
+    (["loss=dqn"], "loss=dqn: needs network outputs q; network/head=actor_critic gives value"),
     (["+replay.bogus=1"], "replay.bogus: unknown key for replay=rollout"),
     (["+total_env_step=3000"], "total_env_step: unknown key (did you mean total_env_steps?)"),
     (["total_env_step=3000"], "total_env_step: no such key in the config (did you mean total_env_steps?)"),

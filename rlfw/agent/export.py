@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 from torch import nn
@@ -27,14 +28,22 @@ ONNX_NEEDS = ("onnx", "onnxscript", "onnxruntime")  # torch's ONNX exporter, and
 
 
 class Policy(nn.Module):
-    """Observations in, greedy actions out."""
+    """Observations in, greedy actions out (clipped to a Box's bounds, as the env takes them)."""
 
-    def __init__(self, net: nn.Module):
+    low: torch.Tensor
+    high: torch.Tensor
+
+    def __init__(self, net: nn.Module, space: gym.Space):
         super().__init__()
         self.net = net
+        self.bounded = isinstance(space, gym.spaces.Box)
+        if isinstance(space, gym.spaces.Box):
+            self.register_buffer("low", torch.as_tensor(space.low))
+            self.register_buffer("high", torch.as_tensor(space.high))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.net.mode(self.net(obs))  # type: ignore[operator]
+        action = self.net.mode(self.net(obs))  # type: ignore[operator]
+        return torch.clamp(action, self.low, self.high) if self.bounded else action
 
 
 def example(agent: Agent, rows: int = 2) -> torch.Tensor:
@@ -53,7 +62,7 @@ def require_format(fmt: str) -> None:
 def export(agent: Agent, fmt: str, out: Path) -> tuple[Path, Path]:
     """Writes the policy file ``out`` and ``<out>.json`` beside it; returns both paths."""
     require_format(fmt)
-    policy = Policy(agent.net).to("cpu").eval()
+    policy = Policy(agent.net, agent.spec.action_space).to("cpu").eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         if fmt == "torchscript":
@@ -80,12 +89,14 @@ def run_file(fmt: str, path: Path, obs: np.ndarray) -> np.ndarray:
 
 
 def verify(agent: Agent, fmt: str, path: Path) -> None:
-    """The file, loaded back, picks the agent's actions on the first observations of the eval envs."""
+    """The file, loaded back, picks the agent's actions on the first observations of the eval envs
+    (continuous ones up to float rounding)."""
     envs = agent.make_env(8)
     obs, _ = envs.reset(seed=agent.eval_seed())
     envs.close()
     got, want = run_file(fmt, path, np.asarray(obs)), agent.predict(obs)[0]
-    if not np.array_equal(got, want):
+    same = np.allclose(got, want, rtol=1e-5, atol=1e-5) if want.dtype.kind == "f" else np.array_equal(got, want)
+    if not same:  # a Gaussian's mean may differ in its last bits in another runtime
         raise RuntimeError(f"{path} picks actions {got.tolist()} where the agent picks {want.tolist()}")
 
 
@@ -106,6 +117,15 @@ def onnx(policy: Policy, obs: torch.Tensor, out: Path) -> None:
         )
 
 
+def action_space(space: gym.Space) -> dict[str, Any]:
+    if isinstance(space, gym.spaces.Discrete):
+        return {"type": "Discrete", "n": int(space.n)}
+    if isinstance(space, gym.spaces.MultiDiscrete):
+        return {"type": "MultiDiscrete", "nvec": space.nvec.tolist()}
+    assert isinstance(space, gym.spaces.Box)
+    return {"type": "Box", "shape": list(space.shape), "low": space.low.tolist(), "high": space.high.tolist()}
+
+
 def description(agent: Agent, fmt: str, out: Path) -> dict[str, Any]:
     space = agent.spec.action_space
     return {
@@ -116,8 +136,8 @@ def description(agent: Agent, fmt: str, out: Path) -> dict[str, Any]:
             "shape": ["batch", *agent.spec.obs_shape],
             "dtype": str(np.dtype(agent.spec.obs_dtype)),
         },
-        "output": {"name": "action", "shape": ["batch", *(space.shape or ())], "dtype": "int64"},
-        "action_space": {"type": type(space).__name__, **({"n": int(space.n)} if hasattr(space, "n") else {})},
+        "output": {"name": "action", "shape": ["batch", *(space.shape or ())], "dtype": str(np.dtype(space.dtype))},
+        "action_space": action_space(space),
         "env": agent.spec.id,
         "checkpoint": str(agent.checkpoint),
         "env_steps": agent.env_steps,

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rlfw.env.spec import EnvSpec
+from rlfw.env.spec import EnvSpec, env_action
 from rlfw.errors import ConfigError
 from rlfw.explore.outputs import Outputs
 from rlfw.network import build_network
@@ -53,10 +53,11 @@ class Agent:
         episode_start: np.ndarray | None = None,
         deterministic: bool = True,
     ) -> tuple[np.ndarray, Any]:
-        """Actions for one observation or a batch (numpy or torch in, numpy out). ``deterministic``:
-        the greedy action (argmax Q, the policy's mode); else the training rule's (epsilon-greedy at
-        its final epsilon, or a sample of the policy). ``state`` and ``episode_start`` are for
-        recurrent policies; this feed-forward one returns ``None`` as its state."""
+        """Actions for one observation or a batch (numpy or torch in, numpy out), as the env takes them
+        (clipped to a Box's bounds). ``deterministic``: the greedy action (argmax Q, the policy's
+        mode); else the training rule's (epsilon-greedy at its final epsilon, or a sample of the
+        policy). ``state`` and ``episode_start`` are for recurrent policies; this feed-forward one
+        returns ``None`` as its state."""
         batch, single = self._batch(obs)
         with torch.inference_mode():
             outputs = Outputs(self.net, lambda: batch, len(batch), getattr(self.spec.action_space, "n", None))
@@ -64,6 +65,7 @@ class Agent:
                 action = outputs.mode().numpy(force=True)
             else:
                 action, _ = self.explore.act(outputs, self.config["total_env_steps"])
+        action = env_action(self.spec.action_space)(action)
         return (action[0] if single else action), None
 
     def policy(self, deterministic: bool = True) -> Policy:

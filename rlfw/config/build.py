@@ -13,10 +13,12 @@ from typing import Any
 import torch
 from torch import nn
 
-from rlfw.errors import require
-from rlfw.machine import require_memory
+from rlfw.config.algos import algos_acting_in
+from rlfw.env.spec import EnvSpec
+from rlfw.errors import ConfigError, require
+from rlfw.machine import cores, require_memory
 from rlfw.network import build_network
-from rlfw.registry import build
+from rlfw.registry import build, lookup
 
 
 @dataclass
@@ -34,10 +36,14 @@ class Parts:
 def build_parts(cfg: dict[str, Any]) -> Parts:
     """``cfg`` is the checked config as plain containers.
 
-    Seeds torch first: with the same ``seed``, a CPU run is reproducible from its initial weights on
-    (envs are seeded from ``seed`` too, in ``RLModule.experience``).
+    Seeds torch and sets its threads first: with the same ``seed`` and ``threads``, a CPU run is
+    reproducible from its initial weights on (envs are seeded from ``seed`` too, in
+    ``RLModule.experience``), from the command line or from Python.
     """
     torch.manual_seed(cfg["seed"])
+    # The run's thread count from here on: orthogonal initialisation (a QR decomposition) gives
+    # slightly different weights with another count, so a run must not depend on the caller's.
+    torch.set_num_threads(cfg["threads"] or cores())
     env = build("env", cfg["env"], "env")
     video = cfg["eval"]["video"]
     require(
@@ -46,6 +52,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
         video,
         f"env={cfg['env']['name']} cannot render frames (it has no render_env)",
     )
+    _require_action_space(cfg, env.spec)
     _require_network_memory(cfg, env.spec)
     net = build_network(cfg["network"], env.spec)
     explore = build("explore", cfg["explore"], "explore")
@@ -64,6 +71,18 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     if target.uses_target:
         target_net = copy.deepcopy(net).requires_grad_(False)
     return Parts(env, net, target_net, explore, replay, target, loss, optim)
+
+
+def _require_action_space(cfg: dict[str, Any], spec: EnvSpec) -> None:
+    """A head that declares its action spaces must act in the env's; else name the algos that can."""
+    head, space = cfg["network"]["head"]["name"], type(spec.action_space).__name__
+    spaces = getattr(lookup("head", head), "action_spaces", None)
+    if spaces is not None and space not in spaces:
+        algos = ", ".join(algos_acting_in(space)) or "none"
+        raise ConfigError(
+            f"network/head={head} acts in {', '.join(sorted(spaces))} action spaces, and {spec.id} has"
+            f" {spec.action_space}; the algos that act in a {space} space: {algos}"
+        )
 
 
 def _require_network_memory(cfg: dict[str, Any], spec) -> None:

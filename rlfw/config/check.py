@@ -73,6 +73,10 @@ def _names(keys) -> str:
     return ", ".join(sorted(keys))
 
 
+def policy_heads() -> list[str]:
+    return [name for name, cls in sorted(options("head").items()) if hasattr(cls, "distribution")]
+
+
 def check_fit(cfg: dict[str, Any]) -> None:
     """Do the chosen options fit together? Checked on their classes, before any is built."""
     keys = {"head": "network.head", "explore": "explore", "replay": "replay", "target": "target", "loss": "loss"}
@@ -80,10 +84,16 @@ def check_fit(cfg: dict[str, Any]) -> None:
     option = {kind: lookup(kind, nodes[kind].get("name"), f"{keys[kind]}.name") for kind in keys}
     head, explore, replay, target, loss = (option[k] for k in keys)
     chosen = {kind: cls.registered_name for kind, cls in option.items()}
-    for who, needs in ((f"explore={chosen['explore']}", explore.needs), (f"loss={chosen['loss']}", loss.needs)):
-        if not needs <= head.outputs:
+    for who, user in ((f"explore={chosen['explore']}", explore), (f"loss={chosen['loss']}", loss)):
+        if not user.needs <= head.outputs:
             raise ConfigError(
-                f"{who}: needs network outputs {_names(needs)}; network/head={chosen['head']} gives {_names(head.outputs)}"
+                f"{who}: needs network outputs {_names(user.needs)}; network/head={chosen['head']} gives"
+                f" {_names(head.outputs)}"
+            )
+        if getattr(user, "needs_distribution", False) and not hasattr(head, "distribution"):
+            raise ConfigError(
+                f"{who}: needs a policy, an action distribution from the head; network/head={chosen['head']}"
+                f" gives {_names(head.outputs)} (heads with a policy: {', '.join(policy_heads())})"
             )
     missing = loss.needs_batch - replay.provides
     if missing:

@@ -102,6 +102,16 @@ class Checkpoint:
 class Network:
     encoder: dict
     head: dict
+    normalize_obs: bool
+    obs_clip: float
+
+    def __post_init__(self):
+        require(
+            self.obs_clip > 0,
+            "network.obs_clip",
+            self.obs_clip,
+            "normalized observations are clipped to +-obs_clip, > 0",
+        )
 
 
 @dataclass

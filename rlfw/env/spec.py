@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
 import gymnasium as gym
 import numpy as np
+
+
+def env_action(space: gym.Space) -> Callable[[np.ndarray], np.ndarray]:
+    """How an action enters the env: clipped to a Box's bounds, as CleanRL's and SB3's PPO do (the
+    replay keeps what was sampled, so its log-prob stays the one the losses use); as it is otherwise."""
+    if isinstance(space, gym.spaces.Box):
+        low, high = space.low, space.high
+        return lambda action: np.clip(action, low, high)
+    return lambda action: action
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ PYTHON_ROWS = 16  # up to this many rows, Python floats
 
 @register("explore", "sample")
 class Sample:
-    needs = frozenset({"logits", "value"})
+    needs = frozenset({"value"})
+    needs_distribution = True
     extras = frozenset({"logp", "value"})
 
     def __init__(self):

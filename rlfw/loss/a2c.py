@@ -16,7 +16,8 @@ from rlfw.registry import register
 class A2CLoss(nn.Module):
     """L = -mean(log pi(a|s) * A) + vf_coef * 1/2 (V(s) - R)^2 - ent_coef * H[pi(.|s)]"""
 
-    needs = frozenset({"logits", "value"})
+    needs = frozenset({"value"})
+    needs_distribution = True  # pi(.|s) from the head, for any action space
     needs_batch = frozenset({"obs", "action", "advantage", "returns"})
     needs_target = False
 

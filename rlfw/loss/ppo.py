@@ -24,7 +24,8 @@ class PPOLoss(nn.Module):
     exceeds it.
     """
 
-    needs = frozenset({"logits", "value"})
+    needs = frozenset({"value"})
+    needs_distribution = True  # pi(.|s) from the head, for any action space
     needs_batch = frozenset({"obs", "action", "logp", "value", "advantage", "returns"})
     needs_target = False
 

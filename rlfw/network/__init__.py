@@ -4,20 +4,36 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from torch import nn
 
 from rlfw.env.spec import EnvSpec
-from rlfw.network.encoder import cnn, mlp  # noqa: F401  (registers)
+from rlfw.errors import require
+from rlfw.network.encoder import Encoder, cnn, mlp  # noqa: F401  (registers)
 from rlfw.network.head import actor_critic, dueling_q, q  # noqa: F401  (registers)
+from rlfw.network.normalize import Normalized, ObsNorm
 from rlfw.registry import build
 
 
 def build_network(cfg: dict[str, Any], spec: EnvSpec) -> nn.Module:
-    """``cfg`` is the ``network`` node: ``{"encoder": {...}, "head": {...}}``."""
-    return build(
-        "head",
-        cfg["head"],
-        "network.head",
-        spec=spec,
-        make_encoder=lambda: build("encoder", cfg["encoder"], "network.encoder", spec=spec),
-    )
+    """``cfg`` is the ``network`` node: ``{"encoder": {...}, "head": {...}}``, and optionally
+    ``normalize_obs`` (with ``obs_clip``): the encoders then read observations normalized by one
+    shared ``ObsNorm``."""
+
+    def encoder() -> Encoder:
+        return build("encoder", cfg["encoder"], "network.encoder", spec=spec)
+
+    make_encoder = encoder
+    if cfg.get("normalize_obs", False):
+        require(
+            spec.obs_dtype != np.uint8,
+            "network.normalize_obs",
+            True,
+            f"{spec.id} gives uint8 pixels, which the encoder scales; normalization is for vector observations",
+        )
+        norm = ObsNorm(spec.obs_shape, cfg["obs_clip"])
+
+        def make_encoder() -> Encoder:
+            return Normalized(norm, encoder())
+
+    return build("head", cfg["head"], "network.head", spec=spec, make_encoder=make_encoder)

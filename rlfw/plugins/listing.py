@@ -15,7 +15,9 @@ from rlfw.values import parameters, type_name
 # Class attributes the fit checks read (rlfw.config.check.check_fit), in the words the listing uses.
 CONTRACT = {
     "outputs": "outputs",
+    "action_spaces": "acts in",
     "needs": "needs outputs",
+    "needs_distribution": "needs a policy (an action distribution)",
     "needs_batch": "needs batch",
     "provides": "provides batch",
     "needs_extras": "needs extras",

@@ -11,6 +11,7 @@ from rlfw.batch import Batch, to_device
 from rlfw.errors import require
 from rlfw.registry import register
 from rlfw.replay.gae import gae
+from rlfw.replay.reward_scale import RewardScale
 from rlfw.replay.steps import StepStore
 
 
@@ -29,6 +30,8 @@ class Rollout:
         minibatches: int = 4,
         gae_lambda: float = 0.95,
         normalize_advantage: bool = True,
+        normalize_reward: bool = False,
+        reward_clip: float = 10.0,
     ):
         for key, value in (("num_steps", num_steps), ("epochs", epochs), ("minibatches", minibatches)):
             require(value >= 1, f"replay.{key}", value, "must be >= 1")
@@ -52,7 +55,9 @@ class Rollout:
             num_steps,
             f"one rollout of num_steps * num_envs = {num_steps * num_envs} env steps exceeds total_env_steps={total_env_steps}",
         )
+        require(reward_clip > 0, "replay.reward_clip", reward_clip, "scaled rewards are clipped to +-reward_clip, > 0")
         self.gamma, self.gae_lambda, self.normalize_advantage = gamma, gae_lambda, normalize_advantage
+        self.reward_scale = RewardScale(num_envs, gamma, reward_clip) if normalize_reward else None
         self.epochs, self.minibatches = epochs, minibatches
         self.collect_steps, self.num_envs = num_steps, num_envs
         self.store = StepStore(num_steps, num_envs)
@@ -66,6 +71,8 @@ class Rollout:
         here) and after the rollout's last step (the observation the next rollout starts from)."""
         step = dict(step)
         next_obs = step.pop("next_obs")
+        if self.reward_scale is not None:
+            step["reward"] = self.reward_scale(step["reward"], step["terminated"], step["truncated"])
         row = self.store.add(step)
         if row == 0:
             self.finals = []
@@ -123,12 +130,15 @@ class Rollout:
             "finals": finals,
             "last_next_obs": self.last_next_obs,
             "stop_epochs": self.stop_epochs,
+            "reward_scale": None if self.reward_scale is None else self.reward_scale.state_dict(),
         }
 
     def load_state_dict(self, state: dict) -> None:
         self.store.load_state_dict(state["store"])
         self.finals = [(f["row"], f["envs"], f["obs"]) for f in state["finals"]]
         self.last_next_obs, self.stop_epochs = state["last_next_obs"], state["stop_epochs"]
+        if self.reward_scale is not None:
+            self.reward_scale.load_state_dict(state["reward_scale"])
 
     def end_episodes(self) -> None:
         self.store.end_episodes()

@@ -8,7 +8,9 @@ import numpy as np
 import torch
 
 from rlfw.env.snapshot import NotRestorable, restore, snapshot
+from rlfw.env.spec import env_action
 from rlfw.explore.outputs import Outputs
+from rlfw.network.normalize import normalizers
 
 
 class Collector:
@@ -18,11 +20,14 @@ class Collector:
         self.obs, _ = envs.reset(seed=seed)
         self.num_envs = envs.num_envs
         self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
+        self.to_env = env_action(envs.single_action_space)
+        self.normalizers = normalizers(net)  # network.normalize_obs: statistics of what the policy acts on
         self.env_steps = 0
         self.episode_return = np.zeros(self.num_envs)
         self.episode_length = np.zeros(self.num_envs, dtype=np.int64)
-        self.recent_returns: deque[float] = deque(maxlen=20)
-        self.recent_lengths: deque[int] = deque(maxlen=20)
+        # the last 100 training episodes (raw rewards): the summary's CleanRL-style return; rows and progress use 20
+        self.recent_returns: deque[float] = deque(maxlen=100)
+        self.recent_lengths: deque[int] = deque(maxlen=100)
 
     def collect(self, steps: int, limit: int | None = None) -> None:
         """Up to ``steps`` vector steps, fewer if the env steps reach ``limit``.
@@ -42,9 +47,11 @@ class Collector:
         for the network: right after the envs' threads ran, a torch call costs several times a numpy
         call (docs/results.md, "Why the code is so")."""
         obs = self.obs
+        for norm in self.normalizers:
+            norm.update(obs)
         out = Outputs(self.net, lambda: torch.from_numpy(obs).to(self.device), self.num_envs, self.num_actions)
         action, extras = self.explore.act(out, self.env_steps)
-        next_obs, reward, terminated, truncated, info = self.envs.step(action)
+        next_obs, reward, terminated, truncated, info = self.envs.step(self.to_env(action))
         final, done = next_obs, terminated | truncated
         ended = done.any()
         if ended:  # an episode ended: its true last observation is in info
@@ -64,6 +71,10 @@ class Collector:
         self.obs = next_obs
         self.env_steps += self.num_envs * self.world
         self._track_episodes(reward, done, ended)
+
+    def recent(self, episodes: int = 20) -> tuple[list[float], list[int]]:
+        """Returns and lengths of the last ``episodes`` training episodes."""
+        return list(self.recent_returns)[-episodes:], list(self.recent_lengths)[-episodes:]
 
     def state_dict(self) -> dict:
         """The envs (``None`` when they cannot be restored, and ``envs_unsaved`` says why), the

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from rlfw.env.spec import env_action
 from rlfw.explore.outputs import Outputs
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
@@ -33,13 +34,14 @@ def evaluate(envs, policy: Policy, seed: int, stop: Callable[[], bool] = never) 
     """The returns and lengths of one episode in each of ``envs``' sub-envs (reset with ``seed``),
     acting with ``policy``; None if ``stop()`` turned true before they all ended."""
     obs, _ = envs.reset(seed=seed)
+    to_env = env_action(envs.single_action_space)
     returns = np.zeros(envs.num_envs)
     lengths = np.zeros(envs.num_envs, dtype=np.int64)
     running = np.ones(envs.num_envs, dtype=bool)
     while running.any():
         if stop():
             return None
-        obs, reward, terminated, truncated, _ = envs.step(policy(obs))
+        obs, reward, terminated, truncated, _ = envs.step(to_env(policy(obs)))
         returns += reward * running
         lengths += running
         running &= ~(terminated | truncated)

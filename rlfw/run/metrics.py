@@ -36,7 +36,7 @@ class IntervalMean:
 
 def train_row(module: Any) -> dict[str, float]:
     """One row of ``train/*`` means over the updates since the last row (``module.interval``), and
-    the run's state now: updates (and skipped ones), learning rate, epsilon, recent training
+    the run's state now: updates (and skipped ones), learning rate, epsilon, the last 20 training
     episodes, steps/s."""
     row = {f"train/{k}": v for k, v in module.interval.pop().items()}
     row["train/updates"] = module.updates
@@ -47,7 +47,8 @@ def train_row(module: Any) -> dict[str, float]:
         row["train/epsilon"] = module.explore.epsilon(module.env_steps)
     collector = module.collector
     if collector is not None and collector.recent_returns:
-        row["train/episode_return"] = float(np.mean(collector.recent_returns))
-        row["train/episode_length"] = float(np.mean(collector.recent_lengths))
+        returns, lengths = collector.recent()
+        row["train/episode_return"] = float(np.mean(returns))
+        row["train/episode_length"] = float(np.mean(lengths))
     row["time/steps_per_s"] = module.steps_per_second()
     return row

@@ -15,6 +15,7 @@ from typing import Any
 import gymnasium
 import lightning
 import lightning.pytorch as pl
+import numpy as np
 import torch
 from omegaconf import OmegaConf
 
@@ -22,7 +23,6 @@ from rlfw.config.job import Job
 from rlfw.config.trainer import RUN_CONTROL, quiet_lightning
 from rlfw.errors import Stopped
 from rlfw.loggers import finish_loggers, make_loggers
-from rlfw.machine import cores
 from rlfw.run.evaluate import eval_seed, greedy
 from rlfw.run.module import RLModule
 from rlfw.run.nonfinite import NonFiniteGuard
@@ -74,7 +74,6 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         log.warning(warning)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
-    torch.set_num_threads(cfg["threads"] or cores())
     quiet_lightning()
     module = RLModule(cfg, parts, job.resume)
     if job.resume is not None:
@@ -114,6 +113,10 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         "eval_return_std": final["return_std"],
         "best_eval_return_mean": max(returns),
         "mean_eval_return": mean_return,
+        # CleanRL's measure: the mean return of the last 100 training episodes (raw rewards)
+        "train_episode_return_last_100": float(np.mean(module.collector.recent_returns))
+        if module.collector and module.collector.recent_returns
+        else None,
         "solved": module.solved,
         "env_steps": module.env_steps,
         "updates": module.updates,

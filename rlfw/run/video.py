@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rlfw.env.spec import env_action
 from rlfw.run.evaluate import Policy
 
 
@@ -20,9 +21,9 @@ def record(env, policy: Policy, path: Path, seed: int) -> Path:
 
     single, fps = env.render_env()
     obs, _ = single.reset(seed=seed)
-    frames, done = [single.render()], False
+    frames, done, to_env = [single.render()], False, env_action(single.action_space)
     while not done:
-        obs, _, terminated, truncated, _ = single.step(policy(np.asarray(obs)[None])[0])
+        obs, _, terminated, truncated, _ = single.step(to_env(policy(np.asarray(obs)[None])[0]))
         frames.append(single.render())
         done = terminated or truncated
     single.close()

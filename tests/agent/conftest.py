@@ -10,6 +10,8 @@ RUNS = {
     "ppo": ["algo=ppo", "env=cartpole", "total_env_steps=4096", "eval.every=2048"],
     "dqn": ["algo=dqn", "env=cartpole", "total_env_steps=3000", "eval.every=1500"],
     "catch": ["algo=dqn", "env=catch", "total_env_steps=3000", "eval.every=1500"],
+    # a Gaussian policy over normalized observations (conf/tuned/ppo_pendulum.yaml)
+    "pendulum": ["algo=ppo", "env=pendulum", "total_env_steps=8192", "eval.every=4096"],
 }
 
 

@@ -9,10 +9,11 @@ import torch
 
 import rlfw
 from rlfw.errors import ConfigError
+from rlfw.network.normalize import normalizers
 from rlfw.run.evaluate import evaluate
 
 
-@pytest.mark.parametrize("name", ["ppo", "dqn", "catch"])
+@pytest.mark.parametrize("name", ["ppo", "dqn", "catch"])  # discrete actions
 def test_predict_takes_one_observation_or_a_batch_numpy_or_torch(runs, name):
     agent = rlfw.load(runs[name])
     envs = agent.make_env(5)
@@ -35,6 +36,18 @@ def test_the_loaded_agent_scores_what_the_run_scored_with_those_weights(runs, na
     assert agent.env_steps == summary["evals"][-1]["env_steps"]
     returns, _ = evaluate(agent.make_env(agent.config["eval"]["episodes"]), agent.policy(), agent.eval_seed())
     assert float(returns.mean()) == summary["eval_return_mean"]
+
+
+def test_a_gaussian_agent_acts_within_the_bounds_with_the_runs_observation_statistics(runs):
+    agent = rlfw.load(runs["pendulum"], which="last")
+    (norm,) = normalizers(agent.net)
+    assert float(norm.count) > 8000  # every observation the run acted on, carried by the checkpoint
+    envs = agent.make_env(6)
+    obs, _ = envs.reset(seed=1)
+    action, _ = agent.predict(obs)
+    assert action.shape == (6, 1) and action.dtype == np.float32 and bool((np.abs(action) <= 2).all())
+    sampled, _ = agent.predict(np.repeat(obs[:1], 500, 0), deterministic=False)
+    assert len(np.unique(sampled)) > 100 and bool((np.abs(sampled) <= 2).all())  # samples, clipped for the env
 
 
 def test_a_checkpoint_file_loads_on_its_own(runs, tmp_path):

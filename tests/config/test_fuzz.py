@@ -98,7 +98,7 @@ OUT_OF_RANGE = [
     "env=gym env.imports=[nosuchmodule]",
     "env=gym env.id=CartPole-v1 +env.kwargs.nosuchkwarg=1",
     "env=gym",
-    "env=gym env.id=Pendulum-v1",
+    "algo=double_dqn env=pendulum",
     "env.solved_return=abc",
 ]
 # Combinations that can never learn, or that contradict each other.

@@ -7,8 +7,6 @@ from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.explore.greedy import Greedy
 from rlfw.explore.outputs import Outputs
 from rlfw.explore.sample import PYTHON_ROWS, Sample, by_arrays, by_rows
-from rlfw.network.head.actor_critic import ActorCritic
-from rlfw.network.head.q import QNetwork
 
 
 def test_epsilon_decays_linearly_then_stays():
@@ -26,25 +24,25 @@ def test_epsilon_greedy_explores_at_the_scheduled_rate():
 
 
 class Fixed:
-    """Stands for a head: gives ``out`` for any observations, with the mode and distribution of the
-    head class ``like``."""
+    """Stands for a head: gives ``out`` for any observations; greedy on ``q`` or ``logits``, and a
+    Categorical policy over ``logits``."""
 
-    def __init__(self, out: dict[str, torch.Tensor], like: type):
-        self.out, self.like = out, like
+    def __init__(self, out: dict[str, torch.Tensor]):
+        self.out = out
 
     def __call__(self, obs) -> dict[str, torch.Tensor]:
         return self.out
 
     def mode(self, out):
-        return self.like.mode(self, out)
+        return (out["q"] if "q" in out else out["logits"]).argmax(dim=1)
 
     def distribution(self, out):
-        return self.like.distribution(self, out)
+        return Categorical(logits=out["logits"], validate_args=False)
 
 
 def of(out: dict[str, torch.Tensor]) -> Outputs:
     scores = out["q"] if "q" in out else out["logits"]
-    return Outputs(Fixed(out, QNetwork if "q" in out else ActorCritic), lambda: None, len(scores), scores.shape[1])
+    return Outputs(Fixed(out), lambda: None, len(scores), scores.shape[1])
 
 
 def test_epsilon_greedy_runs_the_network_only_when_some_env_acts_greedily():

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 import torch
 
 from rlfw.env.atari import AtariEnv
 from rlfw.explore.epsilon_greedy import EpsilonGreedy
+from rlfw.network import build_network
 from rlfw.registry import build
 from rlfw.run.collector import Collector
 
@@ -51,3 +53,22 @@ def test_atari_envs_cannot_be_saved_so_a_resume_starts_new_episodes_and_ends_the
         assert (batch.obs[:, :3] == 0).all()
     else:
         assert (batch.obs[:, :3] == batch.obs[:, 3:]).all()
+
+
+def test_box_actions_enter_the_env_clipped_and_the_replay_keeps_them_as_sampled():
+    env = build("env", {"name": "gym", "id": "Pendulum-v1"}, "env")
+    net = build_network(
+        {"encoder": {"name": "mlp", "hidden": [8]}, "head": {"name": "actor_critic", "log_std_init": 1.5}}, env.spec
+    )
+    envs, stepped, stored = env.make(4), [], []
+    step = envs.step
+    envs.step = lambda action: (stepped.append(action.copy()), step(action))[1]
+
+    class Keep:
+        def add(self, transition):
+            stored.append(transition["action"].copy())
+
+    Collector(envs, net, build("explore", {"name": "sample"}, "explore"), Keep(), 0, torch.device("cpu")).collect(50)
+    sampled, entered = np.concatenate(stored), np.concatenate(stepped)
+    assert np.abs(sampled).max() > 2  # std e^1.5: many samples fall outside [-2, 2]
+    assert np.array_equal(entered, np.clip(sampled, -2, 2))

@@ -22,6 +22,9 @@ CASES = [
     # the pixel path: stacked uint8 frames, the frame-once replay and a conv encoder
     ("dqn", "catch", 20_000, 0.9),
     ("ppo", "catch", 50_000, 0.9),
+    # continuous actions: a Gaussian policy, normalized observations (RLlib's PPO tests use the Pendulum bar)
+    ("ppo", "pendulum", 100_000, -300.0),
+    ("a2c", "inverted_pendulum", 100_000, 950.0),
 ]
 
 

@@ -7,7 +7,7 @@ from rlfw.run.progress import Progress
 
 
 def fake_module(env_steps: int) -> SimpleNamespace:
-    collector = SimpleNamespace(recent_returns=[10.0, 20.0])
+    collector = SimpleNamespace(recent=lambda: ([10.0, 20.0], [5, 6]))
     return SimpleNamespace(
         env_steps=env_steps,
         updates=7,

@@ -32,6 +32,16 @@ DQN = (
 )
 PPO = ("algo=ppo", "total_env_steps=8192", "eval.every=2048")
 PIXELS = ("algo=dqn", "env=catch", "total_env_steps=3000", "replay.learning_starts=500", "eval.every=1000")
+# continuous actions, with the statistics of observation normalization (the network's buffers) and of
+# reward scaling (the replay's state)
+CONTINUOUS = (
+    "algo=ppo",
+    "env=pendulum",
+    "replay.num_steps=256",
+    "replay.normalize_reward=true",
+    "total_env_steps=8192",
+    "eval.every=2048",
+)
 COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")
 
 
@@ -87,7 +97,11 @@ def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-@pytest.mark.parametrize("args", [DQN, PPO, PIXELS], ids=["dqn-prioritized-nstep", "ppo", "pixels-catch"])
+@pytest.mark.parametrize(
+    "args",
+    [DQN, PPO, PIXELS, CONTINUOUS],
+    ids=["dqn-prioritized-nstep", "ppo", "pixels-catch", "continuous-normalized"],
+)
 def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
     overrides = (*args, *COMMON)
     killed = tmp_path / "killed"

@@ -1,77 +1,82 @@
-"""Actor-critic head: policy logits pi(.|s) and state value V(s), on one shared trunk or two."""
+"""Actor-critic head: the policy pi(.|s) for the env's action space, and the state value V(s), on one
+shared trunk or two."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TypeVar
 
 import torch
 from torch import nn
-from torch.distributions import Categorical
+from torch.distributions import Distribution
 
 from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
-from rlfw.network.head.checks import require_discrete
+from rlfw.network.head.policy import SPACES, policy_layer
 from rlfw.registry import register
 
 
-def _orthogonal(layer: LayerT, gain: float) -> LayerT:
-    nn.init.orthogonal_(layer.weight, gain)
-    if layer.bias is not None:
-        nn.init.zeros_(layer.bias)
-    return layer
-
-
-LayerT = TypeVar("LayerT", nn.Linear, nn.Conv2d)
+def orthogonal(module: nn.Module, gain: float) -> None:
+    """Orthogonal weights with ``gain``, zero biases, for every linear and conv layer of ``module``."""
+    for layer in module.modules():
+        if isinstance(layer, (nn.Linear, nn.Conv2d)):
+            nn.init.orthogonal_(layer.weight, gain)
+            if layer.bias is not None:
+                nn.init.zeros_(layer.bias)
 
 
 @register("head", "actor_critic")
 class ActorCritic(nn.Module):
-    """``shared=True``: ``encoder`` feeds both ``actor`` and ``critic`` linear layers.
-    ``shared=False``: ``actor`` and ``critic`` each have their own encoder (their own trunk).
+    """``shared=True``: ``encoder`` feeds both ``actor`` (the policy layer) and ``critic`` (a linear
+    value). ``shared=False``: ``actor`` and ``critic`` each have their own encoder (their own trunk).
 
     Orthogonal initialisation with gains sqrt(2) (trunk), 0.01 (policy), 1 (value), as in SB3 and
-    CleanRL's PPO: a near-uniform initial policy.
+    CleanRL's PPO: a near-uniform initial policy. ``log_std_init``: the Gaussian's initial log std
+    (Box action spaces).
     """
 
-    outputs = frozenset({"logits", "value"})
+    outputs = frozenset({"value"})  # whatever the env; an instance adds its policy layer's (logits; mean, log_std)
+    action_spaces = frozenset(SPACES)
 
-    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder], shared: bool = False):
+    def __init__(
+        self, spec: EnvSpec, make_encoder: Callable[[], Encoder], shared: bool = False, log_std_init: float = 0.0
+    ):
         super().__init__()
-        require_discrete(spec, "actor_critic")
         self.shared = shared
+        actor_trunk = critic_trunk = make_encoder()
+        if not shared:
+            critic_trunk = make_encoder()
+        orthogonal(actor_trunk, math.sqrt(2))
+        if not shared:
+            orthogonal(critic_trunk, math.sqrt(2))
+        policy = policy_layer(spec, actor_trunk.out_dim, log_std_init, "actor_critic")
+        value = nn.Linear(critic_trunk.out_dim, 1)
+        self.outputs = ActorCritic.outputs | policy.outputs  # type: ignore[operator]
+        orthogonal(policy, 0.01)
+        orthogonal(value, 1.0)
         if shared:
-            self.encoder = make_encoder()
-            actor_trunk = critic_trunk = self.encoder
-        else:
-            actor_trunk, critic_trunk = make_encoder(), make_encoder()
-        for m in [actor_trunk, critic_trunk]:
-            for layer in m.modules():
-                if isinstance(layer, nn.Linear):
-                    _orthogonal(layer, math.sqrt(2))
-                elif isinstance(layer, nn.Conv2d):
-                    _orthogonal(layer, math.sqrt(2))
-        policy = _orthogonal(nn.Linear(actor_trunk.out_dim, spec.num_actions), 0.01)
-        value = _orthogonal(nn.Linear(critic_trunk.out_dim, 1), 1.0)
-        if shared:
+            self.encoder = actor_trunk
             self.actor: nn.Module = policy
             self.critic: nn.Module = value
         else:
             self.actor = nn.Sequential(actor_trunk, policy)
             self.critic = nn.Sequential(critic_trunk, value)
 
+    @property
+    def policy(self) -> nn.Module:
+        """The policy layer: the actor when the trunk is shared, else the actor's last layer."""
+        return self.actor if self.shared else self.actor[-1]  # type: ignore[index]
+
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         if self.shared:
             h = self.encoder(obs)
-            return {"logits": self.actor(h), "value": self.critic(h).squeeze(-1)}
-        return {"logits": self.actor(obs), "value": self.critic(obs).squeeze(-1)}
+            return {**self.actor(h), "value": self.critic(h).squeeze(-1)}
+        return {**self.actor(obs), "value": self.critic(obs).squeeze(-1)}
 
-    def distribution(self, out: dict[str, torch.Tensor]) -> Categorical:
-        """pi(.|s) from the logits. Arguments are not validated: on this hot path the checks cost more
-        than the sampling (the logits come from the network, never from a user)."""
-        return Categorical(logits=out["logits"], validate_args=False)
+    def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
+        """pi(.|s): Categorical, independent Categoricals, or a diagonal Gaussian."""
+        return self.policy.distribution(out)  # type: ignore[operator]
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
-        """The policy's most likely action."""
-        return out["logits"].argmax(dim=1)
+        """The policy's most likely action (the Gaussian's mean)."""
+        return self.policy.mode(out)  # type: ignore[operator]

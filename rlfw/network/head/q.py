@@ -16,6 +16,7 @@ from rlfw.registry import register
 @register("head", "q")
 class QNetwork(nn.Module):
     outputs = frozenset({"q"})
+    action_spaces = frozenset({"Discrete"})
 
     def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder]):
         super().__init__()

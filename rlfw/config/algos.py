@@ -1,0 +1,45 @@
+"""Which algorithms can act in an action space: each ``conf/algo/<name>.yaml`` (rlfw's and installed
+plugins') picks a head, and each head class says the action spaces it acts in (``action_spaces``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from rlfw.config.path import config_dir
+from rlfw.plugins import config_dirs
+from rlfw.registry import names, options
+
+
+def algo_files() -> dict[str, Path]:
+    """Every algo's yaml by name; rlfw's own first, then the plugins'."""
+    folders = [Path(config_dir()), *config_dirs().values()]
+    return {f.stem: f for folder in reversed(folders) for f in sorted((folder / "algo").glob("*.yaml"))}
+
+
+def head_of(algo: str, files: dict[str, Path], seen: frozenset[str] = frozenset()) -> str | None:
+    """The head an algo's yaml overrides, following ``defaults`` that name another algo."""
+    if algo not in files or algo in seen:
+        return None
+    defaults = (yaml.safe_load(files[algo].read_text()) or {}).get("defaults", [])
+    for entry in defaults:
+        if isinstance(entry, dict) and "override /network/head" in entry:
+            return str(entry["override /network/head"])
+    for entry in defaults:
+        if isinstance(entry, str) and entry != "_self_":
+            found = head_of(entry, files, seen | {algo})
+            if found:
+                return found
+    return None
+
+
+def algos_acting_in(space: str) -> list[str]:
+    """The algos whose head declares it acts in ``space`` (``Box``, ``Discrete``, ...)."""
+    files, heads = algo_files(), options("head")
+    acting = []
+    for algo in sorted(files):
+        head = head_of(algo, files)
+        if head in names("head") and space in getattr(heads[head], "action_spaces", ()):
+            acting.append(algo)
+    return acting
