@@ -1,14 +1,21 @@
-"""rlfw vs Stable-Baselines3 PPO on MuJoCo: training steps/s and the return, the same env steps each.
+"""rlfw vs Stable-Baselines3 on MuJoCo (PPO, SAC): training steps/s and the return, the same env steps each.
 
-    pip install -e ".[bench,mujoco]" && python benchmarks/mujoco.py [--envs HalfCheetah-v4 Hopper-v4]
-        [--steps 100000] [--seeds 0 1 2]
+    pip install -e ".[bench,mujoco]" && python benchmarks/mujoco.py [--algo ppo|sac]
+        [--envs HalfCheetah-v4 Hopper-v4] [--steps 100000] [--seeds 0 1 2] [--sb3-values rlzoo|cleanrl]
 
+SAC: rlfw's ``algo=sac`` (CleanRL's values) and SB3's SAC with RL Zoo's (hyperparams/sac.yml, the v3
+MuJoCo envs: SB3's defaults, learning from step 10k) do the same work: one update of 256 samples per
+env step with 256x256 nets and twin critics; rlfw learns from step 10k here too, so both make the same
+number of updates.
+
+PPO:
 Each side trains with its own tuned values: rlfw with ``algo=ppo env=<preset>`` and nothing else
 (conf/tuned/ppo_mujoco.yaml, CleanRL's values), SB3 with RL Zoo's hyperparams/ppo.yml for the v3
 version of the env and VecNormalize (observations and rewards, RL Zoo's ``normalize: true``). The two
 do different amounts of work per env step (RL Zoo's HalfCheetah: 20 epochs of 64-sample minibatches
 over 512 steps, 256x256 ReLU nets; CleanRL's: 10 epochs of 64 over 2048, 64x64 tanh), which the
-output states next to the figures. Runs take turns, rlfw then SB3 for each seed, each in a fresh
+output states next to the figures; ``--sb3-values cleanrl`` gives SB3 rlfw's values (CleanRL's), so
+the two do the same work and the ratio is the frameworks' own. Runs take turns, rlfw then SB3 for each seed, each in a fresh
 process with one torch thread; steps/s counts training only (imports and the final evaluation
 excluded). The return is the mean of the last 100 training episodes (CleanRL's measure) and a greedy
 evaluation of 10 episodes at the end.
@@ -42,11 +49,21 @@ RL_ZOO = {
         n_epochs=20, gae_lambda=0.95, max_grad_norm=1, vf_coef=0.871923,
     ),
 }  # fmt: skip
+# CleanRL's ppo_continuous_action.py in SB3's terms (SB3's MlpPolicy is already 64x64 tanh, orthogonal
+# init, log std 0, Adam eps 1e-5): the same work per env step as rlfw's tuned values.
+CLEANRL = dict(
+    n_steps=2048, batch_size=64, n_epochs=10, gamma=0.99, gae_lambda=0.95, clip_range=0.2, clip_range_vf=0.2,
+    ent_coef=0.0, vf_coef=0.5, max_grad_norm=0.5,
+)  # fmt: skip
 EVAL_EPISODES = 10
 
 
-def work(env: str) -> str:
+def work(algo: str, env: str, values: str) -> str:
     """Gradient steps per env step of each side's values, and their network sizes."""
+    if algo == "sac":
+        return "the same work on both sides: one update of 256 samples per env step from step 10k, 256x256 nets"
+    if values == "cleanrl":
+        return "the same values on both sides (CleanRL's): 0.156 gradient steps per env step, 64x64 tanh"
     zoo = RL_ZOO[env]
     return (
         f"gradient steps per env step: rlfw {10 * 32 / 2048:.3f} (64x64 tanh), "
@@ -54,11 +71,12 @@ def work(env: str) -> str:
     )
 
 
-def run_rlfw(env: str, seed: int, steps: int) -> dict:
+def run_rlfw(algo: str, env: str, seed: int, steps: int) -> dict:
+    extra = ["replay.learning_starts=10000"] if algo == "sac" else []  # RL Zoo's, for the same number of updates
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
             [
-                sys.executable, "-m", "rlfw", "algo=ppo", f"env={PRESETS[env]}", f"seed={seed}",
+                sys.executable, "-m", "rlfw", f"algo={algo}", f"env={PRESETS[env]}", f"seed={seed}", *extra,
                 f"total_env_steps={steps}", f"eval.every={steps}", "checkpoint.every=null", f"hydra.run.dir={tmp}",
             ],
             check=True,
@@ -72,56 +90,78 @@ def run_rlfw(env: str, seed: int, steps: int) -> dict:
     }
 
 
-def run_sb3(env: str, seed: int, steps: int) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--sb3", env, str(seed), str(steps)], check=True, capture_output=True, text=True
-    )
+def run_sb3(algo: str, env: str, seed: int, steps: int, values: str) -> dict:
+    child = [sys.executable, __file__, "--sb3", algo, env, str(seed), str(steps), values]
+    out = subprocess.run(child, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def sb3_child(env_id: str, seed: int, steps: int) -> None:
-    import numpy as np
-    import torch
-    from stable_baselines3 import PPO
+def sb3_model(algo: str, env_id: str, seed: int, values: str):
+    """SB3's model and a greedy-evaluation env made as its training env (normalization frozen)."""
+    from stable_baselines3 import PPO, SAC
     from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.evaluation import evaluate_policy
     from stable_baselines3.common.vec_env import VecNormalize
 
+    eval_env = make_vec_env(env_id, n_envs=1, seed=seed + 1_000_003)
+    if algo == "sac":  # RL Zoo's hyperparams/sac.yml for the MuJoCo envs: SB3's defaults, learning from 10k
+        return SAC(
+            "MlpPolicy", make_vec_env(env_id, n_envs=1, seed=seed), learning_starts=10_000, seed=seed, device="cpu"
+        ), eval_env
+    if values == "cleanrl":
+        hyper, kwargs = {**CLEANRL, "learning_rate": lambda p: 3e-4 * p}, {}
+    else:
+        hyper, kwargs = RL_ZOO[env_id], {"policy_kwargs": NET}
+    env = VecNormalize(make_vec_env(env_id, n_envs=1, seed=seed), gamma=hyper["gamma"])
+    frozen = VecNormalize(eval_env, training=False, norm_reward=False)
+    frozen.obs_rms = env.obs_rms
+    return PPO("MlpPolicy", env, seed=seed, device="cpu", **kwargs, **hyper), frozen
+
+
+def sb3_child(algo: str, env_id: str, seed: int, steps: int, values: str) -> None:
+    import numpy as np
+    import torch
+    from stable_baselines3.common.evaluation import evaluate_policy
+
     torch.set_num_threads(1)
-    env = VecNormalize(make_vec_env(env_id, n_envs=1, seed=seed), gamma=RL_ZOO[env_id]["gamma"])
-    model = PPO("MlpPolicy", env, seed=seed, device="cpu", policy_kwargs=NET, **RL_ZOO[env_id])
+    model, eval_env = sb3_model(algo, env_id, seed, values)
     started = time.perf_counter()
     model.learn(total_timesteps=steps)
     wall = time.perf_counter() - started
     returns = [info["r"] for info in model.ep_info_buffer]  # SB3 keeps the last 100 episodes, raw rewards
-    eval_env = VecNormalize(make_vec_env(env_id, n_envs=1, seed=seed + 1_000_003), training=False, norm_reward=False)
-    eval_env.obs_rms = env.obs_rms
     mean, _ = evaluate_policy(model, eval_env, n_eval_episodes=EVAL_EPISODES, deterministic=True)
-    print(
-        json.dumps(
-            {"steps_per_s": model.num_timesteps / wall, "train_return": float(np.mean(returns)), "eval_return": mean}
-        )
-    )
+    result = {"steps_per_s": model.num_timesteps / wall, "train_return": float(np.mean(returns)), "eval_return": mean}
+    print(json.dumps(result))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--algo", choices=["ppo", "sac"], default="ppo")
     parser.add_argument("--envs", nargs="+", default=["HalfCheetah-v4", "Hopper-v4"], choices=list(PRESETS))
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--sb3", nargs=3, metavar=("ENV", "SEED", "STEPS"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--sb3-values", choices=["rlzoo", "cleanrl"], default="rlzoo",
+        help="SB3's hyperparameters: RL Zoo's tuned ones (default), or CleanRL's, as rlfw's (the same work)",
+    )  # fmt: skip
+    parser.add_argument("--sb3", nargs=5, metavar=("ALGO", "ENV", "SEED", "STEPS", "VALUES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sb3:
-        return sb3_child(args.sb3[0], int(args.sb3[1]), int(args.sb3[2]))
+        algo, env, seed, steps, values = args.sb3
+        return sb3_child(algo, env, int(seed), int(steps), values)
 
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
-    print(f"PPO, {args.steps:,} env steps per run, CPU: {cpu}")
+    values = "RL Zoo's" if args.algo == "sac" else args.sb3_values
+    print(f"{args.algo.upper()}, {args.steps:,} env steps per run, SB3 with {values} values, CPU: {cpu}")
     print(f"{'env':15} {'framework':9} {'seed':>4} {'steps/s':>8} {'train return':>12} {'eval return':>11}")
     for env in args.envs:
         runs: dict[str, list[dict]] = {"rlfw": [], "sb3": []}
         for seed in args.seeds:  # the two take turns, so the machine's drift falls on both alike
-            for name, runner in (("rlfw", run_rlfw), ("sb3", run_sb3)):
-                r = runner(env, seed, args.steps)
+            for name in ("rlfw", "sb3"):
+                r = (
+                    run_rlfw(args.algo, env, seed, args.steps)
+                    if name == "rlfw"
+                    else run_sb3(args.algo, env, seed, args.steps, args.sb3_values)
+                )
                 runs[name].append(r)
                 print(
                     f"{env:15} {name:9} {seed:4d} {r['steps_per_s']:8.0f} {r['train_return']:12.1f} {r['eval_return']:11.1f}",
@@ -132,10 +172,12 @@ def main() -> None:
         print(
             f"{env}: median steps/s rlfw {rl['steps_per_s']:.0f} vs SB3 {sb['steps_per_s']:.0f}"
             f" (ratio {rl['steps_per_s'] / sb['steps_per_s']:.2f}); median train return {rl['train_return']:.0f} vs"
-            f" {sb['train_return']:.0f}; median eval return {rl['eval_return']:.0f} vs {sb['eval_return']:.0f}; {work(env)}\n",
+            f" {sb['train_return']:.0f}; median eval return {rl['eval_return']:.0f} vs {sb['eval_return']:.0f}; {work(args.algo, env, args.sb3_values)}\n",
             flush=True,
         )
 
 
 if __name__ == "__main__":
+    # This file's folder is first on sys.path, where this file would stand in for the mujoco package.
+    sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     main()

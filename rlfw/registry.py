@@ -32,7 +32,9 @@ GROUPS = {
 RUN_CONTEXT = {
     "encoder": {"spec"},
     "head": {"spec", "make_encoder"},
+    "explore": {"spec"},
     "replay": {"spec", "num_envs", "gamma", "total_env_steps"},
+    "loss": {"spec"},
 }
 
 # Options are duck-typed classes (their contract is read by rlfw.config.check and rlfw.testing): Any.

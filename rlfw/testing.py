@@ -31,24 +31,50 @@ from rlfw.network import build_network
 from rlfw.registry import build, lookup, options
 
 SPEC = EnvSpec("Contract-v0", (4,), gym.spaces.Discrete(3), None)
+BOX = EnvSpec("ContractBox-v0", (4,), gym.spaces.Box(-2.0, 2.0, (2,)), None)  # for options that act in Box spaces only
 N = 8  # batch size, and sub-envs acting at once
 
 
-def network(needs: frozenset[str] | set[str], head: dict | None = None) -> Any:
+def spec_for(cls: Any) -> EnvSpec:
+    """The synthetic env an option is checked on: discrete, unless it acts in Box spaces only."""
+    return SPEC if "Discrete" in getattr(cls, "action_spaces", {"Discrete"}) else BOX
+
+
+def head_for(user: Any) -> str:
+    """The first registered head that gives what ``user`` (an explore rule, a loss) needs."""
+    for name, cls in sorted(options("head").items()):
+        if set(user.needs) <= cls.outputs and all(
+            hasattr(cls, method) for flag, method in (("needs_distribution", "distribution"), ("needs_critic", "q_sa"))
+            if getattr(user, flag, False)
+        ):  # fmt: skip
+            return name
+    raise AssertionError(
+        f"no registered head gives the outputs {sorted(user.needs)} (and the policy or critics) it needs"
+    )
+
+
+def network(needs: frozenset[str] | set[str], head: dict | None = None, spec: EnvSpec | None = None) -> Any:
     """A small network: ``head`` if given, else the first registered head whose outputs cover ``needs``."""
     if head is None:
-        name = next((n for n, cls in sorted(options("head").items()) if set(needs) <= cls.outputs), None)
-        assert name is not None, f"no registered head gives the outputs {sorted(needs)}"
-        head = {"name": name}
-    return build_network({"encoder": {"name": "mlp", "hidden": [16]}, "head": head}, SPEC)
+        head = {"name": head_for(type("Needs", (), {"needs": frozenset(needs)}))}
+    spec = spec or spec_for(lookup("head", head["name"]))
+    return build_network({"encoder": {"name": "mlp", "hidden": [16]}, "head": head}, spec)
 
 
-def field(name: str, n: int = N) -> torch.Tensor:
-    """A plausible value of a batch or step field, for ``n`` samples."""
+def field(name: str, n: int = N, spec: EnvSpec = SPEC) -> torch.Tensor:
+    """A plausible value of a batch or step field, for ``n`` samples of ``spec``'s env."""
+    space = spec.action_space
+    low, high = (
+        (torch.as_tensor(space.low), torch.as_tensor(space.high)) if isinstance(space, gym.spaces.Box) else (0, 0)
+    )
     makers = {
-        "obs": lambda: torch.randn(n, *SPEC.obs_shape),
-        "next_obs": lambda: torch.randn(n, *SPEC.obs_shape),
-        "action": lambda: torch.randint(SPEC.num_actions, (n,)),
+        "obs": lambda: torch.randn(n, *spec.obs_shape),
+        "next_obs": lambda: torch.randn(n, *spec.obs_shape),
+        "action": lambda: (
+            torch.randint(spec.num_actions, (n,))
+            if spec.discrete
+            else low + torch.rand(n, *(space.shape or ())) * (high - low)
+        ),
         "reward": lambda: torch.randn(n),
         "terminated": lambda: torch.rand(n) < 0.2,
         "truncated": lambda: torch.rand(n) < 0.1,
@@ -69,20 +95,24 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
     its ``mode`` picks a valid action per row, which is what greedy evaluation, ``rlfw.load`` and
     export act with; a ``distribution``, if it has one, samples valid actions with finite log-probs."""
     cls = lookup("head", name)
-    net = network(cls.outputs, {"name": name, **values})
-    out = net(field("obs"))
+    spec = spec_for(cls)
+    net = network(cls.outputs, {"name": name, **values}, spec)
+    out = net(field("obs", spec=spec))
     assert hasattr(net, "mode"), f"head={name} has no mode(outputs): the greedy action, argmax Q or the policy's mode"
     mode = net.mode(out)
-    assert mode.shape == (N,) and not mode.dtype.is_floating_point, f"head={name}: mode must give [B] integer actions"
-    assert bool(((mode >= 0) & (mode < SPEC.num_actions)).all()), f"head={name}: mode gives an action out of range"
+    assert_actions(f"head={name}: mode", mode.detach().numpy(), spec)
     if hasattr(net, "distribution"):
         pi = net.distribution(out)
         sampled = pi.sample()
-        assert sampled.shape == (N,), f"head={name}: distribution(outputs).sample() must give [B] actions"
-        assert bool(torch.isfinite(pi.log_prob(sampled)).all()), (
-            f"head={name}: log_prob of a sampled action is not finite"
+        assert_actions(f"head={name}: distribution(outputs).sample()", sampled.numpy(), spec)
+        logp = pi.log_prob(sampled)
+        assert logp.shape == (N,), f"head={name}: log_prob must be one value per row (summed over action dims)"
+        assert bool(torch.isfinite(logp).all()), f"head={name}: log_prob of a sampled action is not finite"
+    if hasattr(net, "q_sa"):
+        q = net.q_sa(field("obs", spec=spec), field("action", spec=spec))
+        assert q.ndim == 2 and q.shape[1] == N, (
+            f"head={name}: q_sa(obs, action) must be [n critics, B], not {tuple(q.shape)}"
         )
-        assert pi.entropy().shape == (N,), f"head={name}: entropy must be one value per row"
     declared = net.outputs  # the class's, or the instance's when they depend on the env (a policy layer's)
     assert set(out) == set(declared), f"head={name} declares outputs {sorted(declared)} but returns {sorted(out)}"
     shapes = {"q": (N, SPEC.num_actions), "logits": (N, SPEC.num_actions), "value": (N,)}
@@ -96,17 +126,13 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
 
 def check_explore(name: str, **values) -> None:
     """Valid actions for every sub-env, early and late in a run, and exactly the extras it declares."""
-    explore = build("explore", {"name": name, **values}, "explore")
+    spec = spec_for(lookup("explore", name))
+    explore = build("explore", {"name": name, **values}, "explore", spec=spec)
     with torch.inference_mode():
-        net, obs = network(explore.needs), field("obs")
+        net, obs = network(explore.needs, {"name": head_for(explore)}, spec), field("obs", spec=spec)
         for env_step in (0, 10**7):
-            action, extras = explore.act(Outputs(net, lambda: obs, N, SPEC.num_actions), env_step)
-            assert isinstance(action, np.ndarray) and action.shape == (N,) and action.dtype.kind in "iu", (
-                f"explore={name}: actions must be a numpy array of [B] integers (the envs take them)"
-            )
-            assert bool(((action >= 0) & (action < SPEC.num_actions)).all()), (
-                f"explore={name}: an action is out of range"
-            )
+            action, extras = explore.act(Outputs(net, lambda: obs, N, getattr(spec.action_space, "n", None)), env_step)
+            assert_actions(f"explore={name}: actions", action, spec)
             assert set(extras) == set(explore.extras), (
                 f"explore={name} declares extras {sorted(explore.extras)}, returns {sorted(extras)}"
             )
@@ -115,13 +141,30 @@ def check_explore(name: str, **values) -> None:
             )
 
 
+def assert_actions(what: str, action: np.ndarray, spec: EnvSpec) -> None:
+    """``action`` is a numpy batch of valid actions for ``spec``'s env: integers in range, or floats
+    within a Box's bounds."""
+    assert isinstance(action, np.ndarray) and len(action) == N, f"{what} must be a numpy array of {N} actions"
+    space = spec.action_space
+    if isinstance(space, gym.spaces.Box):
+        shape = tuple(space.shape)
+        assert action.shape == (N, *shape) and action.dtype.kind == "f", f"{what}: [B, {shape[0]}] floats"
+        assert bool(((action >= space.low) & (action <= space.high)).all()), f"{what}: an action is out of bounds"
+    else:
+        assert action.shape == (N,) and action.dtype.kind in "iu", f"{what}: [B] integers (the envs take them)"
+        assert bool(((action >= 0) & (action < spec.num_actions)).all()), f"{what}: an action is out of range"
+
+
 def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, torch.Tensor]:
     """Scalar, finite ``loss_*`` terms whose gradient reaches the network (never the target), metrics
     without gradient, and no batch field read beyond ``needs_batch``."""
-    loss = build("loss", {"name": name, **values}, "loss")
-    net = network(loss.needs)
+    cls = lookup("loss", name)
+    head = head_for(cls)
+    spec = spec_for(lookup("head", head))
+    loss = build("loss", {"name": name, **values}, "loss", spec=spec)
+    net = network(loss.needs, {"name": head}, spec)
     target = copy.deepcopy(net).requires_grad_(False) if loss.needs_target else None
-    batch = batch or Batch({f: field(f) for f in loss.needs_batch})
+    batch = batch or Batch({f: field(f, spec=spec) for f in loss.needs_batch})
     try:
         out = loss(batch, net, target)
     except AttributeError as err:

@@ -10,7 +10,7 @@ import torch
 from tests.helpers import ROOT, run_cli
 
 BAD = [
-    (["algo=nope"], "algo=nope: no such option; valid: a2c, double_dqn, dqn, ppo"),
+    (["algo=nope"], "algo=nope: no such option; valid: a2c, ddpg, double_dqn, dqn, ppo, sac, td3"),
     (
         ["env=nope"],
         "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, catch, gym, halfcheetah, hopper,"
@@ -23,7 +23,14 @@ BAD = [
     (["num_envs=-2"], "num_envs=-2: envs stepped together, 1 to 1024"),
     (["algo=dqn", "replay.batch_size=200000"], "replay.batch_size=200000: must not exceed replay.capacity=100000"),
     (["algo=dqn", "env=gym", "env.id=Pendulum-v1"], "network/head=q acts in Discrete action spaces, and Pendulum-v1"),
-    (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ppo"),
+    (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ddpg, ppo, sac, td3"),
+    (["algo=sac"], "network/head=squashed_gaussian acts in Box action spaces, and CartPole-v1 has Discrete(2)"),
+    (
+        ["algo=sac", "env=pendulum", "target.parts=[actor,critics]"],
+        "target.parts=['critics']: not parts of this network",
+    ),
+    (["algo=td3", "env=pendulum", "explore=sample"], "explore=sample: needs network outputs value"),
+    (["algo=ppo", "env=pendulum", "loss=sac"], "loss=sac: needs network outputs log_std, mean"),
     (
         ["algo=dqn", "+replay.normalize_reward=true"],
         "replay=uniform does not take normalize_reward (replay=rollout does)",

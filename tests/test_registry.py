@@ -29,7 +29,7 @@ def test_values_are_checked_against_the_typed_signature():
     with pytest.raises(ConfigError, match=r"^target.period=True: expected int$"):
         build("target", {"name": "hard", "period": True}, "target")
     with pytest.raises(
-        ConfigError, match=r"^target.taw: unknown key for target=polyak \(did you mean tau\?\); valid keys: tau$"
+        ConfigError, match=r"^target.taw: unknown key for target=polyak \(did you mean tau\?\); valid keys: parts, tau$"
     ):
         build("target", {"name": "polyak", "taw": 0.1}, "target")
     assert build("target", {"name": "polyak", "tau": 1}, "target").tau == 1  # an int is a fine float

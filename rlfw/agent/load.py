@@ -139,6 +139,6 @@ def load(path: str | Path, which: str = "best", device: str | torch.device = "cp
     net.load_state_dict({k.removeprefix("net."): v for k, v in state["state_dict"].items() if k.startswith("net.")})
     device = torch.device(device)
     net.to(device).eval().requires_grad_(False)
-    explore = build("explore", cfg["explore"], "explore")
+    explore = build("explore", cfg["explore"], "explore", spec=env.spec)
     run = state["run"]
     return Agent(cfg, env.spec, net, env, explore, device, file, run["env_steps"], list(run["evals"]))

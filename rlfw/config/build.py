@@ -55,8 +55,8 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     _require_action_space(cfg, env.spec)
     _require_network_memory(cfg, env.spec)
     net = build_network(cfg["network"], env.spec)
-    explore = build("explore", cfg["explore"], "explore")
-    loss = build("loss", cfg["loss"], "loss")
+    explore = build("explore", cfg["explore"], "explore", spec=env.spec)
+    loss = build("loss", cfg["loss"], "loss", spec=env.spec)
     target = build("target", cfg["target"], "target")
     run = {
         "spec": env.spec,
@@ -66,7 +66,10 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     }
     replay = build("replay", cfg["replay"], "replay", **run)
     optim = build("optim", cfg["optim"], "optim")
-    optim.build(net)  # fails now, not at fit time, on an unknown optim.groups part
+    optim.build(net, loss)  # fails now, not at fit time, on an unknown optim.groups part
+    net_parts = list(dict(net.named_children()))
+    unknown = [p for p in getattr(target, "parts", None) or [] if p not in net_parts]
+    require(not unknown, "target.parts", unknown, f"not parts of this network; parts: {', '.join(net_parts)}")
     target_net = None
     if target.uses_target:
         target_net = copy.deepcopy(net).requires_grad_(False)

@@ -73,8 +73,9 @@ def _names(keys) -> str:
     return ", ".join(sorted(keys))
 
 
-def policy_heads() -> list[str]:
-    return [name for name, cls in sorted(options("head").items()) if hasattr(cls, "distribution")]
+def heads_with(method: str) -> list[str]:
+    """The registered heads that have ``method`` (``distribution``: a policy; ``q_sa``: critics Q(s, a))."""
+    return [name for name, cls in sorted(options("head").items()) if hasattr(cls, method)]
 
 
 def check_fit(cfg: dict[str, Any]) -> None:
@@ -93,7 +94,12 @@ def check_fit(cfg: dict[str, Any]) -> None:
         if getattr(user, "needs_distribution", False) and not hasattr(head, "distribution"):
             raise ConfigError(
                 f"{who}: needs a policy, an action distribution from the head; network/head={chosen['head']}"
-                f" gives {_names(head.outputs)} (heads with a policy: {', '.join(policy_heads())})"
+                f" gives {_names(head.outputs)} (heads with a policy: {', '.join(heads_with('distribution'))})"
+            )
+        if getattr(user, "needs_critic", False) and not hasattr(head, "q_sa"):
+            raise ConfigError(
+                f"{who}: needs critics Q(s, a) from the head; network/head={chosen['head']} has none"
+                f" (heads with critics: {', '.join(heads_with('q_sa'))})"
             )
     missing = loss.needs_batch - replay.provides
     if missing:

@@ -1,1 +1,1 @@
-from rlfw.explore import epsilon_greedy, greedy, sample  # noqa: F401  (registers)
+from rlfw.explore import continuous, epsilon_greedy, greedy, sample  # noqa: F401  (registers)

@@ -1,4 +1,6 @@
-"""Sample from the policy pi(.|s); keeps log pi(a|s) and V(s) for on-policy losses.
+"""Sample from the policy pi(.|s) (the head's ``distribution``); keeps log pi(a|s) and V(s) for
+on-policy losses. A Gaussian or any other distribution samples itself; a Categorical, the common
+case on the collector's hot path, is sampled here from its logits.
 
 Inverse-CDF sampling: a ~ pi is the first action whose cumulative probability exceeds u ~ U[0, total),
 one u per row from torch's generator (rlfw's one seeded stream), scaled by the unnormalised total so

@@ -42,10 +42,12 @@ class _Optim:
             require(isinstance(options, dict), key, options, "expected a mapping such as {lr: 0.001}")
             _check_ranges(key, check_values(type(self), options, key, {"anneal_lr", "groups"}))
 
-    def build(self, net: nn.Module, mixed_precision: bool = False) -> torch.optim.Optimizer:
+    def build(
+        self, net: nn.Module, loss: nn.Module | None = None, mixed_precision: bool = False
+    ) -> torch.optim.Optimizer:
         kernel = {"fused": True} if self.fused and not mixed_precision else {"foreach": True}
         optimizer: torch.optim.Optimizer = self.torch_class(
-            param_groups(net, self.groups), lr=self.lr, **kernel, **self.kwargs
+            param_groups(net, self.groups, loss), lr=self.lr, **kernel, **self.kwargs
         )
         return optimizer
 

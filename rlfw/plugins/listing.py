@@ -18,6 +18,7 @@ CONTRACT = {
     "action_spaces": "acts in",
     "needs": "needs outputs",
     "needs_distribution": "needs a policy (an action distribution)",
+    "needs_critic": "needs critics Q(s, a)",
     "needs_batch": "needs batch",
     "provides": "provides batch",
     "needs_extras": "needs extras",

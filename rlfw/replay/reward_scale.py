@@ -36,4 +36,5 @@ class RewardScale:
 
     def load_state_dict(self, state: dict) -> None:
         self.returns = state["returns"].numpy().copy()
-        self.stats.mean, self.stats.var, self.stats.count = (np.float64(state[k]) for k in ("mean", "var", "count"))
+        self.stats.mean, self.stats.var = np.array(state["mean"]), np.array(state["var"])
+        self.stats.count = float(state["count"])

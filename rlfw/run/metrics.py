@@ -10,27 +10,30 @@ import torch
 
 class IntervalMean:
     """Sums each scalar term over the updates since the last row, on the terms' own device (no sync
-    per update); ``pop`` returns the means and starts the next interval (one sync per row)."""
+    per update); ``pop`` returns the means and starts the next interval (one sync per row). A term
+    that only some updates give (TD3's delayed actor loss) is averaged over those."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.sums: dict[str, torch.Tensor] = {}
-        self.count = 0
+        self.counts: dict[str, int] = {}  # updates that gave each term
+        self.count = 0  # updates
 
     def add(self, terms: dict[str, torch.Tensor]) -> None:
         for key, value in terms.items():
             value = value.detach().float()
             if key in self.sums:
                 self.sums[key].add_(value)
+                self.counts[key] += 1
             else:
-                self.sums[key] = value.clone()
+                self.sums[key], self.counts[key] = value.clone(), 1
         self.count += 1
 
     def pop(self) -> dict[str, float]:
         if not self.count:
             return {}
         keys = list(self.sums)
-        means = (torch.stack([self.sums[k] for k in keys]) / self.count).tolist()
-        self.sums, self.count = {}, 0
+        means = (torch.stack([self.sums[k] / self.counts[k] for k in keys])).tolist()
+        self.sums, self.counts, self.count = {}, {}, 0
         return dict(zip(keys, means, strict=True))
 
 

@@ -72,7 +72,8 @@ class RLModule(pl.LightningModule):
         return DataLoader(_Stream(self), batch_size=None, num_workers=0)
 
     def configure_optimizers(self):
-        optimizer = self.optim.build(self.net, mixed_precision=str(self.trainer.precision).endswith("-mixed"))
+        mixed = str(self.trainer.precision).endswith("-mixed")
+        optimizer = self.optim.build(self.net, self.loss_fn, mixed_precision=mixed)
         if not self.optim.anneal_lr:
             return optimizer
         # Linear decay to 0 over the run's env steps (SB3's lin_<lr>, CleanRL's anneal_lr).

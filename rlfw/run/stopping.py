@@ -19,7 +19,7 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class StopSignals:
-    def __init__(self):
+    def __init__(self) -> None:
         self.received: signal.Signals | None = None
         self._previous: dict[int, Any] = {}  # what signal.signal returned
 

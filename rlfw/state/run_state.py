@@ -44,7 +44,11 @@ def run_state(module) -> dict[str, Any]:
             "wall_seconds": module.wall_seconds(),
             "metric_rows": module.metric_rows,
             "nonfinite_skips": module.nonfinite_skips,
-            "interval": {"sums": dict(module.interval.sums), "count": module.interval.count},
+            "interval": {
+                "sums": dict(module.interval.sums),
+                "counts": dict(module.interval.counts),
+                "count": module.interval.count,
+            },
         },
         "collector": module.collector.state_dict(),
         "plugins": {k: p.state_dict() for k, p in _plugins(module).items() if hasattr(p, "state_dict")},
@@ -66,7 +70,10 @@ def restore_run(module, state: dict[str, Any], replay: dict[str, Any]) -> None:
     module.env_steps, module.updates, module.next_eval = run["env_steps"], run["updates"], run["next_eval"]
     module.evals, module.solved = list(run["evals"]), run["solved"]
     module.metric_rows, module.nonfinite_skips = run["metric_rows"], run["nonfinite_skips"]
-    module.interval.sums, module.interval.count = dict(run["interval"]["sums"]), run["interval"]["count"]
+    interval = run["interval"]
+    module.interval.sums, module.interval.count = dict(interval["sums"]), interval["count"]
+    # checkpoints from before per-term counts: every term came with every update
+    module.interval.counts = dict(interval.get("counts", dict.fromkeys(interval["sums"], interval["count"])))
     module.resume_clock(run["wall_seconds"])
     module.replay.load_state_dict(replay)
     module.collector.load_state_dict(state["collector"])  # after the replay: envs not saved end its episodes

@@ -19,11 +19,19 @@ def blend(online: nn.Module, target: nn.Module, tau: float) -> None:
 
 @register("target", "polyak")
 class PolyakUpdate:
+    """``parts``: the network's parts the target follows (SAC: ``[critic]``, its actor is never used
+    as a target); null: the whole network."""
+
     uses_target = True
 
-    def __init__(self, tau: float = 0.005):
+    def __init__(self, tau: float = 0.005, parts: list[str] | None = None):
         require(0.0 < tau <= 1.0, "target.tau", tau, "must be in (0, 1]")
-        self.tau = tau
+        require(parts is None or len(parts) > 0, "target.parts", parts, "null (the whole network) or part names")
+        self.tau, self.parts = tau, parts
 
     def step(self, online: nn.Module, target: nn.Module, update: int) -> None:
-        blend(online, target, self.tau)
+        if self.parts is None:
+            blend(online, target, self.tau)
+            return
+        for part in self.parts:
+            blend(getattr(online, part), getattr(target, part), self.tau)

@@ -12,6 +12,8 @@ RUNS = {
     "catch": ["algo=dqn", "env=catch", "total_env_steps=3000", "eval.every=1500"],
     # a Gaussian policy over normalized observations (conf/tuned/ppo_pendulum.yaml)
     "pendulum": ["algo=ppo", "env=pendulum", "total_env_steps=8192", "eval.every=4096"],
+    # a squashed Gaussian actor with critics
+    "sac": ["algo=sac", "env=pendulum", "total_env_steps=1500", "replay.learning_starts=500", "eval.every=1500"],
 }
 
 

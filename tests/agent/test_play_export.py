@@ -58,7 +58,7 @@ def observations(agent: rlfw.agent.load.Agent, count: int = 1000) -> np.ndarray:
     return np.concatenate(seen)[:count]
 
 
-@pytest.mark.parametrize("name", ["ppo", "dqn", "catch", "pendulum"])
+@pytest.mark.parametrize("name", ["ppo", "dqn", "catch", "pendulum", "sac"])
 def test_exported_files_pick_the_agents_actions(runs, name, tmp_path, capsys):
     agent = rlfw.load(runs[name])
     obs = observations(agent)

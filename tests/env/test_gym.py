@@ -5,6 +5,7 @@ import pytest
 from rlfw.config.folders import env_folder
 from rlfw.env.gym import GymEnv
 from rlfw.errors import ConfigError
+from tests.helpers import run
 
 CORRIDOR = "RlfwTest/Corridor-v0"  # registered by importing tests.env.corridor
 
@@ -44,3 +45,17 @@ def test_a_module_that_does_not_import_is_named():
 )
 def test_run_folders_are_named_by_the_env_id_for_env_gym_and_the_game_for_env_atari(choice, env, folder):
     assert env_folder(choice, env) == folder
+
+
+def test_ppo_learns_a_multi_discrete_env(tmp_path):
+    """MultiDiscrete actions through the same head, explore rule and loss: independent Categoricals."""
+    summary = run(
+        tmp_path,
+        "algo=ppo",
+        "env=gym",
+        "env.id=tests.env.corridor:RlfwTest/TwinCorridor-v0",
+        "env.solved_return=0.85",
+        "total_env_steps=20000",
+        "eval.every=2048",
+    )
+    assert summary["eval_return_mean"] >= 0.85 - 1e-6, summary["evals"]

@@ -2,7 +2,9 @@
 
 Every head is an ``nn.Module`` whose ``forward(obs)`` returns a dict of named tensors (its class's
 ``outputs``) and whose ``mode(outputs)`` is the greedy action; a policy head also gives the action
-distribution, ``distribution(outputs)``. These protocols say so for type checkers and readers; a
+distribution, ``distribution(outputs)``; an off-policy actor-critic's head also has critics,
+``q_sa(obs, action, frozen=False)`` with ``n`` values per row, and its action bounds as ``scale`` and
+``bias``. These protocols say so for type checkers and readers; a
 head need not inherit from anything."""
 
 from __future__ import annotations
@@ -24,4 +26,13 @@ class Head(Protocol):
 class PolicyHead(Head, Protocol):
     def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
         """pi(.|s) for each row: ``sample``, ``log_prob`` and ``entropy`` per row."""
+        ...
+
+
+class CriticHead(Head, Protocol):
+    scale: torch.Tensor  # actions span bias - scale .. bias + scale
+    bias: torch.Tensor
+
+    def q_sa(self, obs: torch.Tensor, action: torch.Tensor, frozen: bool = False) -> torch.Tensor:
+        """Q_1..Q_n(s, a), ``[n, B]``; ``frozen``: with the critics' parameters detached."""
         ...

@@ -1,0 +1,126 @@
+"""SAC's head: a tanh-squashed Gaussian actor and ``n_critics`` critics Q(s, a) (Haarnoja et al. 2018).
+
+The actor gives a mean and a state-dependent log std (squashed into [log_std_min, log_std_max], as
+CleanRL's SAC does); an action is a = tanh(u) * scale + bias with u ~ N(mean, std), which maps onto the
+action bounds. Its log-probability carries the change of variables:
+
+    log pi(a|s) = sum_i [ log N(u_i; mean_i, std_i) - log(scale_i * (1 - tanh(u_i)^2) + 1e-6) ]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+from torch.distributions import Distribution, Normal
+
+from rlfw.env.spec import EnvSpec
+from rlfw.errors import require
+from rlfw.network.encoder import Encoder
+from rlfw.network.head.critic import Critics
+from rlfw.network.normalize import Normalized
+from rlfw.registry import register
+
+EPSILON = 1e-6  # CleanRL's and SB3's, inside the log of the squashing correction
+
+
+def bounds(spec: EnvSpec, head: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """(scale, bias) mapping [-1, 1] onto a flat, bounded Box action space."""
+    space = spec.action_space
+    require(
+        isinstance(space, gym.spaces.Box)
+        and len(space.shape) == 1
+        and bool(np.isfinite(space.low).all() and np.isfinite(space.high).all()),
+        "env.id",
+        spec.id,
+        f"network/head={head} acts in flat Box action spaces with finite bounds; this env has {space}",
+    )
+    assert isinstance(space, gym.spaces.Box)
+    low, high = torch.as_tensor(space.low, dtype=torch.float32), torch.as_tensor(space.high, dtype=torch.float32)
+    return (high - low) / 2, (high + low) / 2
+
+
+class SquashedNormal(Distribution):
+    """tanh(N(mean, std)) * scale + bias, independent over action dimensions."""
+
+    def __init__(self, mean: torch.Tensor, std: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor):
+        self.normal, self.scale, self.bias = Normal(mean, std, validate_args=False), scale, bias
+        super().__init__(mean.shape[:-1], mean.shape[-1:], validate_args=False)
+
+    def rsample_with_log_prob(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """A reparameterized action and its log-probability, from the same draw (no atanh needed)."""
+        u = self.normal.rsample()
+        squashed = torch.tanh(u)
+        correction = torch.log(self.scale * (1 - squashed.pow(2)) + EPSILON)
+        return squashed * self.scale + self.bias, (self.normal.log_prob(u) - correction).sum(-1)
+
+    def sample(self, sample_shape: torch.Size | list[int] | tuple[int, ...] = ()) -> torch.Tensor:
+        with torch.no_grad():
+            return self.rsample_with_log_prob()[0]
+
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
+        squashed = ((value - self.bias) / self.scale).clamp(-1 + EPSILON, 1 - EPSILON)
+        u = torch.atanh(squashed)
+        return (self.normal.log_prob(u) - torch.log(self.scale * (1 - squashed.pow(2)) + EPSILON)).sum(-1)
+
+    @property
+    def mode(self) -> torch.Tensor:
+        return torch.tanh(self.normal.loc) * self.scale + self.bias
+
+
+class SquashedActor(nn.Module):
+    def __init__(self, trunk: Encoder, dims: int, log_std_min: float, log_std_max: float):
+        super().__init__()
+        self.trunk, self.mean, self.log_std = trunk, nn.Linear(trunk.out_dim, dims), nn.Linear(trunk.out_dim, dims)
+        self.log_std_min, self.log_std_max = log_std_min, log_std_max
+
+    def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        h = self.trunk(obs)
+        log_std = torch.tanh(self.log_std(h))  # into [min, max], smoothly (CleanRL's SAC)
+        log_std = self.log_std_min + 0.5 * (self.log_std_max - self.log_std_min) * (log_std + 1)
+        return {"mean": self.mean(h), "log_std": log_std}
+
+
+@register("head", "squashed_gaussian")
+class SquashedGaussian(nn.Module):
+    """``actor``: the encoder (``network/encoder``, e.g. mlp 256x256 relu), then mean and log std;
+    ``critic``: ``n_critics`` MLPs of ``critic_hidden`` over [observation, action]."""
+
+    outputs = frozenset({"mean", "log_std"})
+    action_spaces = frozenset({"Box"})
+    scale: torch.Tensor
+    bias: torch.Tensor
+
+    def __init__(
+        self,
+        spec: EnvSpec,
+        make_encoder: Callable[[], Encoder],
+        n_critics: int = 2,
+        critic_hidden: Sequence[int] = (256, 256),
+        log_std_min: float = -5.0,
+        log_std_max: float = 2.0,
+    ):
+        super().__init__()
+        require(log_std_min < log_std_max, "network.head.log_std_min", log_std_min, "must be below log_std_max")
+        scale, bias = bounds(spec, "squashed_gaussian")
+        trunk = make_encoder()
+        self.actor = SquashedActor(trunk, len(scale), log_std_min, log_std_max)
+        self.critic = Critics(spec, n_critics, critic_hidden, trunk.norm if isinstance(trunk, Normalized) else None)
+        self.register_buffer("scale", scale)
+        self.register_buffer("bias", bias)
+
+    def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        return self.actor(obs)
+
+    def distribution(self, out: dict[str, torch.Tensor]) -> SquashedNormal:
+        return SquashedNormal(out["mean"], out["log_std"].exp(), self.scale, self.bias)
+
+    def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
+        return torch.tanh(out["mean"]) * self.scale + self.bias
+
+    def q_sa(self, obs: torch.Tensor, action: torch.Tensor, frozen: bool = False) -> torch.Tensor:
+        """Q_1..Q_n(s, a), ``[n, B]``; ``frozen``: with the critics' parameters detached."""
+        return self.critic(obs, action, frozen)
