@@ -13,7 +13,9 @@ import yaml
 
 from rlfw.errors import ConfigError
 
-POOLED = ("seed",)  # keys whose values are repeats of one variant, never a variant of their own
+# keys whose values are repeats of one variant, never a variant of their own (a resumed run is the
+# run it continues)
+POOLED = ("seed", "resume")
 
 
 @dataclass

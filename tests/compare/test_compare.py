@@ -57,7 +57,8 @@ def test_runs_group_by_the_overrides_that_differ_seeds_pooled():
         fake(str(i), [f"algo={a}", f"seed={s}", "total_env_steps=9"], [(1, 1, 0.0)])
         for i, (a, s) in enumerate([("dqn", 0), ("dqn", 1), ("ppo", 0)])
     ]
-    assert {k: len(v) for k, v in group(runs).items()} == {"algo=dqn": 2, "algo=ppo": 1}
+    runs.append(fake("3", ["algo=ppo", "seed=1", "total_env_steps=9", "resume=auto"], [(1, 1, 0.0)]))
+    assert {k: len(v) for k, v in group(runs).items()} == {"algo=dqn": 2, "algo=ppo": 2}
     assert list(group(runs, ["seed"])) == ["seed=0", "seed=1"]
 
 
