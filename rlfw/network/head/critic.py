@@ -15,17 +15,19 @@ from torch.func import functional_call
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
+from rlfw.network.normalize import Normalized
 
 
 class Critics(nn.Module):
-    def __init__(self, spec: EnvSpec, n: int, hidden: Sequence[int], norm: nn.Module | None = None):
+    def __init__(self, spec: EnvSpec, n: int, hidden: Sequence[int], actor_trunk: nn.Module):
         super().__init__()
         require(n >= 1, "network.head.n_critics", n, "critics Q_1..Q_n, >= 1")
         require(
             len(hidden) > 0 and all(h > 0 for h in hidden), "network.head.critic_hidden", list(hidden), "positive sizes"
         )
         size = math.prod(spec.obs_shape) + math.prod(spec.action_space.shape or (1,))
-        self.norm = norm  # the network's observation normalizer, when it has one: the critics read what the actor reads
+        # the actor's observation normalizer, when it has one: the critics read what the actor reads
+        self.norm = actor_trunk.norm if isinstance(actor_trunk, Normalized) else None
         self.nets = nn.ModuleList(self._mlp(size, hidden) for _ in range(n))
 
     @staticmethod

@@ -12,7 +12,6 @@ from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
 from rlfw.network.head.critic import Critics
 from rlfw.network.head.squashed import bounds
-from rlfw.network.normalize import Normalized
 from rlfw.registry import register
 
 
@@ -37,7 +36,7 @@ class DeterministicActor(nn.Module):
         scale, bias = bounds(spec, "deterministic_actor")
         trunk = make_encoder()
         self.actor = nn.Sequential(trunk, nn.Linear(trunk.out_dim, len(scale)), nn.Tanh())
-        self.critic = Critics(spec, n_critics, critic_hidden, trunk.norm if isinstance(trunk, Normalized) else None)
+        self.critic = Critics(spec, n_critics, critic_hidden, trunk)
         self.register_buffer("scale", scale)
         self.register_buffer("bias", bias)
 

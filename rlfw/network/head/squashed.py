@@ -21,7 +21,6 @@ from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.network.encoder import Encoder
 from rlfw.network.head.critic import Critics
-from rlfw.network.normalize import Normalized
 from rlfw.registry import register
 
 EPSILON = 1e-6  # CleanRL's and SB3's, inside the log of the squashing correction
@@ -108,7 +107,7 @@ class SquashedGaussian(nn.Module):
         scale, bias = bounds(spec, "squashed_gaussian")
         trunk = make_encoder()
         self.actor = SquashedActor(trunk, len(scale), log_std_min, log_std_max)
-        self.critic = Critics(spec, n_critics, critic_hidden, trunk.norm if isinstance(trunk, Normalized) else None)
+        self.critic = Critics(spec, n_critics, critic_hidden, trunk)
         self.register_buffer("scale", scale)
         self.register_buffer("bias", bias)
 
