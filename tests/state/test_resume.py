@@ -101,8 +101,8 @@ def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [DQN, PPO, PIXELS, CONTINUOUS],
-    ids=["dqn-prioritized-nstep", "ppo", "pixels-catch", "continuous-normalized"],
+    [DQN, PPO, PIXELS, CONTINUOUS, SAC],
+    ids=["dqn-prioritized-nstep", "ppo", "pixels-catch", "continuous-normalized", "sac"],
 )
 def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
     overrides = (*args, *COMMON)
