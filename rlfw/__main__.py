@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -10,14 +11,17 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from rlfw.config import restart
 from rlfw.config.folders import register_resolvers
 from rlfw.config.path import config_dir
 from rlfw.config.preflight import prepare
 from rlfw.config.report import CONFIG_ERRORS, fail
 from rlfw.errors import NonFiniteError, Stopped
 from rlfw.plugins import search_path
+from rlfw.state.lock import owned
 
 training = False  # set once a job starts training: errors before that are the config's
+interrupted = False  # Ctrl-C reached rlfw's own handler (outside training)
 
 
 @hydra.main(version_base="1.3", config_path=config_dir(), config_name="config")
@@ -27,36 +31,57 @@ def run(cfg: DictConfig) -> float:
     by a signal ends in one line on how to resume it (exit code 128 + the signal's number), one
     stopped by a non-finite value in one line naming it (exit code 1)."""
     global training
+    training = False  # a sweep's next job: its config errors are again the config's
     hydra_cfg = HydraConfig.get()
-    job = prepare(cfg, hydra_cfg)  # checked once already, before Hydra created the run folder
-    from rlfw.run.train import train  # imports Lightning (seconds)
+    folder = Path(hydra_cfg.runtime.output_dir)
+    with owned(folder, "hydra.run.dir"):  # a sweep's job takes its folder here; a single run has it already
+        job = prepare(cfg, hydra_cfg)  # checked once already, before Hydra created the run folder
+        from rlfw.run.stopping import pass_on
+        from rlfw.run.train import train  # imports Lightning (seconds)
 
-    training = True
-    try:
-        summary = train(job, Path(hydra_cfg.runtime.output_dir))
-        return summary["eval_return_mean" if cfg.objective == "final_eval" else "mean_eval_return"]
-    except Stopped as stop:  # exits here, not through Hydra, which would add a line of its own
-        print(f"rlfw: {stop}", file=sys.stderr)
-        sys.exit(stop.code)
-    except NonFiniteError as err:
-        print(f"rlfw: {err}", file=sys.stderr)
-        sys.exit(1)
+        training = True
+        try:
+            summary = train(job, folder)
+        except Stopped as stop:  # exits here, not through Hydra, which would add a line of its own
+            print(f"rlfw: {stop}", file=sys.stderr)
+            pass_on(stop.signum)
+            sys.exit(stop.code)
+        except NonFiniteError as err:
+            print(f"rlfw: {err}", file=sys.stderr)
+            sys.exit(1)
+    return summary["eval_return_mean" if cfg.objective == "final_eval" else "mean_eval_return"]
 
 
 def main() -> None:
     """Every config error, found by rlfw, Hydra or OmegaConf, ends in one line and exit code 2
-    (``rlfw.config.report``); an error once training has started keeps its traceback."""
-    global training
-    training = False
+    (``rlfw.config.report``); an error once training has started keeps its traceback. Ctrl-C outside
+    training (as a sweep's job starts; during training a run stops with a checkpoint) ends in one line
+    with the command that goes on, exit code 130, whatever the interrupted library code raised."""
+    global training, interrupted
+    training = interrupted = False
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises instead of printing; we print one line
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where Ctrl-C is ignored
+        signal.signal(signal.SIGINT, interrupt)
     register_resolvers()
     search_path.install()
     try:
         run()
-    except CONFIG_ERRORS as err:
-        if training:
-            raise
-        fail(err)
+    except BaseException as err:
+        if interrupted:  # a KeyboardInterrupt, or what a library made of one raised mid-update
+            how = f"; to go on (from the last checkpoints written): {restart.goes_on}" if restart.goes_on else ""
+            print(f"rlfw: interrupted{how}", file=sys.stderr)
+            sys.exit(130)
+        if isinstance(err, CONFIG_ERRORS) and not training:
+            fail(err)
+        raise
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def interrupt(signum: int, frame) -> None:
+    global interrupted
+    interrupted = True
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

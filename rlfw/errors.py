@@ -18,9 +18,10 @@ def require(condition: bool, key: str, value, allowed: str) -> None:
 class Stopped(Exception):
     """A run stopped by a signal after writing its checkpoint; the message says how to resume it."""
 
-    def __init__(self, message: str, code: int):
+    def __init__(self, message: str, signum: int):
         super().__init__(message)
-        self.code = code  # 128 + the signal's number, the shell's convention (Ctrl-C: 130)
+        self.signum = signum
+        self.code = 128 + signum  # the shell's convention (Ctrl-C: 130)
 
 
 class NonFiniteError(RuntimeError):

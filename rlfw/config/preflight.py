@@ -7,6 +7,7 @@ behind. The task function then runs ``prepare`` again on the same config and tra
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +19,18 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
+from rlfw.config import restart
 from rlfw.config.build import build_parts
 from rlfw.config.check import check_config
 from rlfw.config.job import Job
 from rlfw.config.launchers import split_cores, workers
 from rlfw.config.path import config_dir
 from rlfw.config.report import CONFIG_ERRORS, fail
+from rlfw.config.sweep_folder import check_sweep_folder
 from rlfw.config.trainer import check_trainer
 from rlfw.errors import ConfigError
 from rlfw.plugins import search_path
+from rlfw.state.lock import own
 from rlfw.state.resume import Resume, prepare_resume
 
 BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
@@ -70,8 +74,8 @@ def check_folder(cfg: dict[str, Any], run_dir: Path | None, ddp: bool) -> Resume
     if cfg["resume"] is None:
         if (run_dir / "metrics.csv").exists() or (run_dir / "checkpoints").exists():
             raise ConfigError(
-                f"hydra.run.dir={run_dir} already holds a run (metrics.csv, checkpoints/); continue it with"
-                " resume=auto, or train into another folder"
+                f"hydra.run.dir={run_dir} already holds a run (metrics.csv, checkpoints/); continue it (or read"
+                " its result, if it has finished) with resume=auto, or train into another folder"
             )
         return None
     if ddp:
@@ -123,31 +127,50 @@ def name_jobs_by_what_varies(config: DictConfig, parsed: list) -> None:
 
 
 class Preflight(Callback):
+    """Checks, then takes the folder (``rlfw.state.lock``): an existing folder first, so that two
+    processes cannot both pass the checks on it; a new one once the checks pass, so a bad config
+    leaves nothing behind."""
+
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         HydraConfig.instance().set_config(config)  # hydra.run.dir names the folder from ${hydra:...}: set it now
+        folder = Path(config.hydra.run.dir)
         try:
+            if folder.is_dir():
+                own(folder, "hydra.run.dir")
             check_job(config)
+            own(folder, "hydra.run.dir")
         except CONFIG_ERRORS as err:
             fail(err)
+        restart.goes_on = restart.command(plain(config.hydra.overrides.task, resolve=False), "hydra.run.dir", folder)
 
     def on_multirun_start(self, config: DictConfig, config_name: str | None = None, **kwargs: Any) -> None:
-        """Names job folders by what the sweep varies, then checks every job of a basic sweep before
-        the first starts; other sweepers pick their jobs as they go, and each job is checked when it starts."""
-        from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+        sweep = Path(config.hydra.sweep.dir)
+        try:
+            if sweep.is_dir():
+                own(sweep, "hydra.sweep.dir")
+            check_sweep_folder(config)
+            check_sweep(config, config_name)
+            own(sweep, "hydra.sweep.dir")
+        except CONFIG_ERRORS as err:
+            fail(err)
+        restart.goes_on = restart.command(sys.argv[1:], "hydra.sweep.dir", sweep)
 
-        sweeper = config.hydra.sweeper
-        arguments = [f"{k}={v}" for k, v in (sweeper.get("params") or {}).items()]
-        arguments += plain(config.hydra.overrides.task, resolve=False)
-        parsed = OverridesParser.create().parse_overrides(arguments)
-        name_jobs_by_what_varies(config, parsed)
-        if sweeper.get("_target_") != BASIC_SWEEPER:
-            return
-        for batch in BasicSweeper.split_arguments(parsed, None):
-            for overrides in batch:
-                try:
-                    job = compose(config_name, list(overrides), return_hydra_config=True)
-                    with open_dict(job):
-                        job.hydra.mode = RunMode.MULTIRUN  # compose leaves it unset
-                    check_job(job)
-                except CONFIG_ERRORS as err:
-                    fail(err)
+
+def check_sweep(config: DictConfig, config_name: str | None) -> None:
+    """Names job folders by what the sweep varies, then checks every job of a basic sweep before
+    the first starts; other sweepers pick their jobs as they go, and each job is checked when it starts."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+
+    sweeper = config.hydra.sweeper
+    arguments = [f"{k}={v}" for k, v in (sweeper.get("params") or {}).items()]
+    arguments += plain(config.hydra.overrides.task, resolve=False)
+    parsed = OverridesParser.create().parse_overrides(arguments)
+    name_jobs_by_what_varies(config, parsed)
+    if sweeper.get("_target_") != BASIC_SWEEPER:
+        return
+    for batch in BasicSweeper.split_arguments(parsed, None):
+        for overrides in batch:
+            job = compose(config_name, list(overrides), return_hydra_config=True)
+            with open_dict(job):
+                job.hydra.mode = RunMode.MULTIRUN  # compose leaves it unset
+            check_job(job)

@@ -1,10 +1,13 @@
-"""Ctrl-C (SIGINT) and a scheduler's SIGTERM stop a run cleanly: a checkpoint, then one line on how to resume.
+"""Ctrl-C (SIGINT), a scheduler's SIGTERM and a requeue's SIGUSR2 stop a run cleanly: a checkpoint, then one
+line on how to resume.
 
 The first signal asks the run to stop at its next safe point (between update phases, or at once
 during an evaluation, which is redone on resume); ``RLModule`` writes a checkpoint there and ends
 training. A second Ctrl-C stops at once, without a checkpoint. The handlers are installed when
 training starts, over Lightning's own SIGTERM handler (which would stop mid-update, with no
-checkpoint), and put back when it ends.
+checkpoint), and put back when it ends. A handler that was there before rlfw's gets the signal once
+the checkpoint is written (``pass_on``): submitit's, on SIGUSR2, then requeues the job, whose same
+command with ``resume=auto`` continues it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import threading
 from typing import Any
 
 log = logging.getLogger("rlfw")
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR2)  # SIGUSR2: Slurm's and submitit's "time is nearly up"
 
 
 class StopSignals:
@@ -40,3 +43,11 @@ class StopSignals:
             "%s: stopping at the next safe point with a checkpoint (Ctrl-C again stops at once, without one)",
             self.received.name,
         )
+
+
+def pass_on(signum: int) -> None:
+    """Calls the Python handler this process has for ``signum`` (rlfw's own is uninstalled by now),
+    if any: a launcher's, such as submitit's requeue. The default actions are not taken: rlfw exits itself."""
+    handler = signal.getsignal(signum)
+    if callable(handler) and signum != signal.SIGINT:  # Ctrl-C is the user's, and has been answered
+        handler(signum, None)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import platform
-import shlex
 import subprocess
-import sys
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ import numpy as np
 import torch
 from omegaconf import OmegaConf
 
+from rlfw.config import restart
 from rlfw.config.job import Job
 from rlfw.config.trainer import RUN_CONTROL, quiet_lightning
 from rlfw.errors import Stopped
@@ -41,14 +40,13 @@ def make_trainer(cfg: dict[str, Any], run_dir: Path, loggers: list[pl.loggers.Lo
 
 def stopped(job: Job, module: RLModule, run_dir: Path) -> Stopped:
     """The line a stopped run ends with: where its checkpoint is and the command that resumes it."""
-    keep = [o for o in job.overrides if not o.startswith("resume=")]
-    command = shlex.join([Path(sys.executable).name, "-m", "rlfw", *keep, "resume=auto", f"hydra.run.dir={run_dir}"])
+    how = restart.goes_on or restart.command(job.overrides, "hydra.run.dir", run_dir)  # a sweep's, in a sweep
     signal = module.stop.received
     assert signal is not None, "only a run stopped by a signal ends here"
     return Stopped(
         f"stopped by {signal.name} at {module.env_steps:,} env steps; checkpoint: {run_dir / 'checkpoints' / LAST};"
-        f" resume with: {command}",
-        128 + signal.value,
+        f" resume with: {how}",
+        signal.value,
     )
 
 
@@ -72,6 +70,12 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     cfg, parts, names = job.cfg, job.parts, job.choices
     for warning in job.dropped:
         log.warning(warning)
+    if job.resume is not None and job.resume.summary is not None:
+        log.info("%s: this run has finished; its result is summary.json (nothing more to train)", run_dir)
+        return job.resume.summary
+    if job.resume is None and cfg["resume"] == "auto":
+        log.info("resume=auto: %s holds no checkpoint yet, so the run starts from the beginning", run_dir)
+        (run_dir / "metrics.csv").unlink(missing_ok=True)  # rows of a start killed before its first checkpoint
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
     quiet_lightning()

@@ -1,12 +1,16 @@
 """``resume=auto`` and ``resume=<file.ckpt>``: find the checkpoint, load it safely, check it is this run.
 
-All of it runs before training, so a missing, corrupt or foreign file, or a config that would make
-a different run, ends in one line and nothing in the run folder changes.
+``resume=auto`` is one command for every start of a run, as a cluster's requeue needs: it continues
+the run folder's last checkpoint, returns the recorded result of a run that has finished (the
+checkpoint is its end and the config asks for no more), and starts the run when there is no
+checkpoint yet. All of it runs before training, so a missing, corrupt or foreign file, or a config
+that would make a different run, ends in one line and nothing in the run folder changes.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import pickle
 import zipfile
 from dataclasses import dataclass
@@ -37,19 +41,15 @@ MAY_CHANGE = (
 MAY_CHANGE_TRAINER = ("accelerator", "profiler", "detect_anomaly")
 
 
-def checkpoint_path(resume: str, run_dir: Path) -> Path:
+def checkpoint_path(resume: str, run_dir: Path) -> Path | None:
+    """The checkpoint to go on from; None for ``resume=auto`` in a folder without one (a new run)."""
     if resume != "auto":
         path = Path(resume).expanduser()
         if not path.is_file():
             raise ConfigError(f"resume={resume!r}: no such file (resume=auto continues the run in hydra.run.dir)")
         return path
     path = run_dir / "checkpoints" / LAST
-    if not path.is_file():
-        raise ConfigError(
-            f"resume=auto: {run_dir} holds no checkpoint (checkpoints/{LAST}); name the run's folder with"
-            " hydra.run.dir=<folder>, or a file with resume=<path/to.ckpt>"
-        )
-    return path
+    return path if path.is_file() else None
 
 
 def _read(path: Path, what: str, who: str) -> Any:
@@ -84,7 +84,36 @@ def load(path: Path) -> dict[str, Any]:
     replay = path.parent / state["replay_file"]
     if not replay.is_file():
         raise ConfigError(f"resume: {path} needs its replay file {replay}, which is missing")
+    try:  # torch.save writes a zip whose directory is at its end: a truncated file has none (the read is cheap)
+        zipfile.ZipFile(replay).close()
+    except (zipfile.BadZipFile, OSError) as err:
+        raise ConfigError(f"resume: {replay} is not a readable replay file (truncated or corrupt?): {err}") from err
     return state
+
+
+def intact_older(path: Path) -> Path | None:
+    """The newest numbered checkpoint beside ``path``, other than ``path`` itself, that loads whole."""
+    for older in sorted(path.parent.glob("env_steps=*.ckpt"), reverse=True):  # zero-padded: newest first
+        if older.samefile(path):  # last.ckpt is a hard link to the newest
+            continue
+        try:
+            load(older)
+        except ConfigError:
+            continue
+        return older
+    return None
+
+
+def load_or_point_back(path: Path) -> dict[str, Any]:
+    """``load(path)``; a refusal names the newest older checkpoint that is intact, when there is one."""
+    try:
+        return load(path)
+    except ConfigError as err:
+        older = intact_older(path)
+        if older is None:
+            raise
+        # quoted for the shell and for Hydra, whose override grammar reads the = in env_steps=... otherwise
+        raise ConfigError(f"{err}; {older} is intact: resume from it with \"resume='{older}'\"") from err
 
 
 def load_replay(path: Path, state: dict[str, Any]) -> dict[str, Any]:
@@ -123,22 +152,40 @@ def _metric_rows(path: Path) -> list[list[str]]:
         return list(csv.reader(file))
 
 
+def finished(run_dir: Path, state: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any] | None:
+    """The run's ``summary.json`` when the run ended at this checkpoint and ``cfg`` asks for no more
+    training (no more env steps; or solved, with ``stop_when_solved``); None otherwise. An unreadable
+    summary counts as none: the resumed run ends again and writes it anew."""
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(summary, dict) or summary.get("env_steps") != state["run"]["env_steps"]:
+        return None
+    more = cfg["total_env_steps"] > summary["env_steps"] and not (cfg["stop_when_solved"] and summary.get("solved"))
+    return None if more else summary
+
+
 @dataclass
 class Resume:
     path: Path  # the checkpoint
     state: dict[str, Any]  # its contents (the replay's are read when training starts)
     metrics: Path  # the metrics.csv its run wrote (in the run folder above checkpoints/)
+    summary: dict[str, Any] | None = None  # the run finished here: its recorded result, nothing to train
 
 
-def prepare_resume(resume: str, run_dir: Path, cfg: dict[str, Any]) -> Resume:
-    """Every check before a resumed run starts: the file, its format, its config, its metric rows."""
+def prepare_resume(resume: str, run_dir: Path, cfg: dict[str, Any]) -> Resume | None:
+    """Every check before a resumed run starts: the file, its format, its config, its metric rows.
+    None when ``resume=auto`` finds no checkpoint: the run starts from the beginning."""
     path = checkpoint_path(resume, run_dir)
-    state = load(path)
+    if path is None:
+        return None
+    state = load_or_point_back(path)
     check_same_run(path, state, cfg)
     metrics, rows = path.parent.parent / "metrics.csv", state["run"]["metric_rows"]
     if rows and len(_metric_rows(metrics)) - 1 < rows:
         raise ConfigError(f"resume: {path} counts {rows} metric rows, but {metrics} is missing or shorter")
-    return Resume(path, state, metrics)
+    return Resume(path, state, metrics, finished(run_dir, state, cfg))
 
 
 def keep_metric_rows(resume: Resume, target: Path) -> None:

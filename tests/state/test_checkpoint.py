@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import pickle
+import shutil
 from pathlib import Path
 
 import pytest
@@ -91,9 +93,31 @@ def test_a_bad_checkpoint_is_refused_in_one_line_naming_the_file(finished, tmp_p
     assert says in str(err.value) and str(last) in str(err.value) and "\n" not in str(err.value)
 
 
-def test_resume_auto_without_a_checkpoint_says_so(tmp_path):
-    with pytest.raises(ConfigError, match="holds no checkpoint"):
-        check_folder(config(*ARGS, "resume=auto"), tmp_path, ddp=False)
+def test_resume_auto_starts_a_run_in_a_folder_without_a_checkpoint(tmp_path):
+    assert check_folder(config(*ARGS, "resume=auto"), tmp_path, ddp=False) is None  # no resume: a new run
+
+
+def test_resume_auto_returns_a_finished_runs_result_and_goes_on_when_asked_for_more(finished):
+    summary = json.loads((finished / "summary.json").read_text())
+    done = check_folder(config(*ARGS, "resume=auto"), finished, ddp=False)
+    assert done is not None and done.summary == summary  # nothing to train: the recorded result
+    assert done.path == finished / "checkpoints" / "last.ckpt"
+    more = check_folder(config(*ARGS, "total_env_steps=4000", "resume=auto"), finished, ddp=False)
+    assert more is not None and more.summary is None and more.state["run"]["env_steps"] == 3000
+
+
+def test_a_truncated_replay_is_refused_in_one_line_naming_the_older_intact_checkpoint(finished, tmp_path):
+    shutil.copytree(finished, tmp_path / "run")
+    folder = tmp_path / "run" / "checkpoints"
+    replay = folder / "env_steps=000000003000.replay"
+    replay.write_bytes(replay.read_bytes()[:1000])
+    with pytest.raises(ConfigError) as err:
+        check_folder(config(*ARGS, "total_env_steps=4000", "resume=auto"), tmp_path / "run", ddp=False)
+    older = folder / "env_steps=000000002560.ckpt"
+    assert str(err.value).startswith(f"resume: {replay} is not a readable replay file (truncated or corrupt?)")
+    assert str(err.value).endswith(f"; {older} is intact: resume from it with \"resume='{older}'\"")
+    assert "\n" not in str(err.value)
+    assert check_folder(config(*ARGS, "total_env_steps=4000", f"resume='{older}'"), tmp_path / "run", ddp=False)
 
 
 def test_a_new_run_is_refused_in_a_folder_that_holds_one(finished):

@@ -1,0 +1,77 @@
+"""A sweep rerun into its own folder: ``resume=auto`` finishes it; anything else is refused up front.
+
+Hydra numbers a sweep's jobs the same way each time, so each job of the rerun finds its own folder
+(``<num>_<what varies>``), where ``resume=auto`` returns its recorded result if it finished, continues
+it from its checkpoint, or starts it. Before any job starts, the sweep's definition as Hydra saved it
+(``multirun.yaml``) is compared with the rerun's: only the keys a resumed run may change may differ.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from rlfw.errors import ConfigError
+from rlfw.state.resume import MAY_CHANGE, MAY_CHANGE_TRAINER
+
+SAVED = "multirun.yaml"
+
+
+def check_sweep_folder(config: DictConfig) -> None:
+    sweep = Path(config.hydra.sweep.dir)
+    resume = config.get("resume")
+    if resume not in (None, "auto"):
+        raise ConfigError(
+            f"resume={resume}: in a sweep each job resumes from its own folder; finish a sweep with resume=auto"
+            " and hydra.sweep.dir=<its folder>"
+        )
+    saved = sweep / SAVED
+    if not saved.is_file():
+        return
+    if resume is None:
+        raise ConfigError(
+            f"hydra.sweep.dir={sweep} already holds a sweep ({SAVED}); finish it with the same command and"
+            " resume=auto, or sweep into another folder"
+        )
+    try:
+        before = OmegaConf.load(saved)
+    except (OSError, OmegaConfBaseException) as err:
+        raise ConfigError(f"resume=auto: {saved} is not readable: {str(err).splitlines()[0]}") from err
+    if not isinstance(before, DictConfig) or "hydra" not in before:
+        raise ConfigError(f"resume=auto: {saved} is not a sweep's {SAVED} (it has no hydra node)")
+    changed = changes(definition(before), definition(config))
+    if changed:
+        raise ConfigError(
+            f"resume=auto: these overrides change the sweep in {sweep}: {'; '.join(changed)}. A resumed"
+            f" sweep may change only {', '.join(MAY_CHANGE)} and trainer.{{{','.join(MAY_CHANGE_TRAINER)}}}"
+        )
+
+
+def may_change(key: str) -> bool:
+    parts = re.split(r"[./]", key.lstrip("+~"))
+    return parts[0] in MAY_CHANGE or (parts[0] == "trainer" and len(parts) > 1 and parts[1] in MAY_CHANGE_TRAINER)
+
+
+def definition(config: DictConfig) -> dict[str, Any]:
+    """What makes a sweep's jobs: its overrides (``key=value`` as typed, sweeps such as ``seed=0,1,2``
+    included) and the sweeper's search space, without the keys a resume may change."""
+    overrides = dict(str(o).partition("=")[::2] for o in config.hydra.overrides.task)
+    space = config.hydra.sweeper.get("params")
+    params = OmegaConf.to_container(space, resolve=False) if space else {}
+    assert isinstance(params, dict)
+    return {
+        **{key: value for key, value in overrides.items() if not may_change(key)},
+        **{"hydra.sweeper.params." + str(key): value for key, value in params.items() if not may_change(str(key))},
+    }
+
+
+def changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    return [
+        f"{key} ({before.get(key, 'unset')!s} before, {now.get(key, 'unset')!s} now)"
+        for key in sorted(set(before) | set(now))
+        if before.get(key) != now.get(key)
+    ]

@@ -1,0 +1,109 @@
+"""A sweep that survives a cluster: rerun into its own folder with ``resume=auto``, it skips finished
+jobs, resumes interrupted ones exactly and starts the rest; a rerun without ``resume``, or one that
+changes the sweep, is refused before any job; Ctrl-C as a job starts ends in one line; a job that
+submitit requeues on SIGUSR2 checkpoints and continues by itself."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rlfw.testing import run
+from tests.helpers import run_cli
+from tests.state.test_resume import assert_same_run, wait_for_checkpoints
+
+DQN = (
+    "algo=dqn",
+    "network.encoder.hidden=[64,64]",
+    "total_env_steps=3000",
+    "replay.learning_starts=500",
+    "eval.every=1000",
+    "checkpoint.every=1000",
+    "stop_when_solved=false",
+    "threads=1",
+)
+
+
+def sweep(folder: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "rlfw", "-m", *args, f"hydra.sweep.dir={folder}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_an_interrupted_sweep_is_finished_by_the_same_command_with_resume_auto(tmp_path):
+    folder = tmp_path / "sweep"
+    process = sweep(folder, *DQN, "seed=0,1,2")
+    wait_for_checkpoints(process, folder / "1_seed=1", 2)  # job 0 has finished, job 1 is under way
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert (folder / "0_seed=0" / "summary.json").is_file() and not (folder / "1_seed=1" / "summary.json").exists()
+    assert not (folder / "2_seed=2").exists()
+    finished = (folder / "0_seed=0" / "summary.json").read_bytes()
+
+    again = run_cli("-m", *DQN, "seed=0,1,2", f"hydra.sweep.dir={folder}")  # without resume: refused, nothing runs
+    assert again.returncode == 2 and again.stderr.strip() == (
+        f"rlfw: config error: hydra.sweep.dir={folder} already holds a sweep (multirun.yaml); finish it with the"
+        " same command and resume=auto, or sweep into another folder"
+    )
+    changed = run_cli("-m", *DQN, "seed=0,1,2,3", "resume=auto", f"hydra.sweep.dir={folder}")
+    assert changed.returncode == 2 and "these overrides change the sweep" in changed.stderr
+    assert "seed (0,1,2 before, 0,1,2,3 now)" in changed.stderr and len(changed.stderr.strip().splitlines()) == 1
+
+    resumed = run_cli("-m", *DQN, "seed=0,1,2", "resume=auto", f"hydra.sweep.dir={folder}")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert (folder / "0_seed=0" / "summary.json").read_bytes() == finished  # skipped, not trained again
+    log = resumed.stdout  # Hydra's log lines
+    assert "0_seed=0: this run has finished" in log
+    assert re.search(r"resumed from .*1_seed=1/checkpoints/last\.ckpt at [\d,]+ env steps", log)
+    assert "resume=auto: " + str(folder / "2_seed=2") + " holds no checkpoint yet" in log
+    assert "Sweep summary (3 runs;" in resumed.stdout and "| all runs | 3 |" in resumed.stdout
+    alone = tmp_path / "alone"
+    run(alone, *DQN, "seed=1")
+    assert_same_run(folder / "1_seed=1", alone)
+
+
+def test_ctrl_c_as_a_sweeps_job_starts_ends_in_one_line_that_finishes_the_sweep(tmp_path):
+    folder = tmp_path / "sweep"
+    process = sweep(folder, *DQN, "seed=0,1")
+    while not (folder / ".lock").exists():  # the sweep's checks are done, its first job starts
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.005)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    line = stderr.strip().splitlines()[-1]
+    # at once: "interrupted"; from the first update on, the job stops with a checkpoint
+    assert re.match(
+        r"rlfw: (interrupted; to go on \(from the last checkpoints written\)|stopped by SIGINT .*resume with): ", line
+    )
+    command = shlex.split(line.split(": ", 2)[-1].split("resume with: ")[-1])
+    assert command[3:] == ["-m", *DQN, "seed=0,1", "resume=auto", f"hydra.sweep.dir={folder}"]
+    finished = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, env=os.environ)
+    assert finished.returncode == 0 and "Sweep summary (2 runs;" in finished.stdout, finished.stderr[-2000:]
+
+
+def test_a_job_submitit_requeues_on_sigusr2_checkpoints_and_continues_exactly(tmp_path):
+    ppo = ("algo=ppo", "total_env_steps=16384", "eval.every=4096", "checkpoint.every=2048", "stop_when_solved=false")
+    folder = tmp_path / "sweep"
+    process = sweep(folder, "hydra/launcher=submitit_local", *ppo, "resume=auto")
+    job = folder / "0"  # one job: nothing varies, so its folder is its number
+    wait_for_checkpoints(process, job, 1)
+    owner = re.match(r"process (\d+) ", (job / ".lock").read_text())
+    assert owner is not None and int(owner.group(1)) != process.pid  # submitit's task process
+    os.kill(int(owner.group(1)), signal.SIGUSR2)  # what submitit's controller sends as the time runs out
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err[-2000:]
+    log = (job / "__main__.log").read_text()
+    assert "Requeued job" in log and re.search(r"resumed from .*/checkpoints/last\.ckpt", log)
+    alone = tmp_path / "alone"
+    run(alone, *ppo)
+    assert_same_run(job, alone)
