@@ -26,14 +26,12 @@ from rlfw.config.job import Job
 from rlfw.config.launchers import split_cores, workers
 from rlfw.config.path import config_dir
 from rlfw.config.report import CONFIG_ERRORS, fail
-from rlfw.config.sweep_folder import check_sweep_folder
+from rlfw.config.sweep_folder import BASIC_SWEEPER, check_sweep_folder
 from rlfw.config.trainer import check_trainer
 from rlfw.errors import ConfigError
 from rlfw.plugins import search_path
 from rlfw.state.lock import own
 from rlfw.state.resume import Resume, prepare_resume
-
-BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
 
 
 def plain(node: Any, resolve: bool = True) -> Any:

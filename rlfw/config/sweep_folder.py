@@ -19,6 +19,7 @@ from rlfw.errors import ConfigError
 from rlfw.state.resume import MAY_CHANGE, MAY_CHANGE_TRAINER
 
 SAVED = "multirun.yaml"
+BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
 
 
 def check_sweep_folder(config: DictConfig) -> None:
@@ -30,11 +31,17 @@ def check_sweep_folder(config: DictConfig) -> None:
             " and hydra.sweep.dir=<its folder>"
         )
     saved = sweep / SAVED
-    if not saved.is_file():
+    if not holds_sweep(sweep):
         return
+    sweeper = str(config.hydra.sweeper.get("_target_"))
+    if sweeper != BASIC_SWEEPER:
+        raise ConfigError(
+            f"hydra.sweep.dir={sweep} already holds a sweep, which cannot be continued: {sweeper.rpartition('.')[2]}"
+            " keeps its search in memory; sweep into another folder (the finished trials stay where they are)"
+        )
     if resume is None:
         raise ConfigError(
-            f"hydra.sweep.dir={sweep} already holds a sweep ({SAVED}); finish it with the same command and"
+            f"hydra.sweep.dir={sweep} already holds a sweep; finish it with the same command and"
             " resume=auto, or sweep into another folder"
         )
     try:
@@ -49,6 +56,11 @@ def check_sweep_folder(config: DictConfig) -> None:
             f"resume=auto: these overrides change the sweep in {sweep}: {'; '.join(changed)}. A resumed"
             f" sweep may change only {', '.join(MAY_CHANGE)} and trainer.{{{','.join(MAY_CHANGE_TRAINER)}}}"
         )
+
+
+def holds_sweep(sweep: Path) -> bool:
+    """Hydra's basic sweeper saved its definition there, or a job of any sweeper ran there."""
+    return (sweep / SAVED).is_file() or (sweep.is_dir() and any(sweep.glob("*/.hydra")))
 
 
 def may_change(key: str) -> bool:

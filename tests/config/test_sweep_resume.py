@@ -51,24 +51,37 @@ def test_an_interrupted_sweep_is_finished_by_the_same_command_with_resume_auto(t
 
     again = run_cli("-m", *DQN, "seed=0,1,2", f"hydra.sweep.dir={folder}")  # without resume: refused, nothing runs
     assert again.returncode == 2 and again.stderr.strip() == (
-        f"rlfw: config error: hydra.sweep.dir={folder} already holds a sweep (multirun.yaml); finish it with the"
-        " same command and resume=auto, or sweep into another folder"
+        f"rlfw: config error: hydra.sweep.dir={folder} already holds a sweep; finish it with the same command and"
+        " resume=auto, or sweep into another folder"
     )
     changed = run_cli("-m", *DQN, "seed=0,1,2,3", "resume=auto", f"hydra.sweep.dir={folder}")
     assert changed.returncode == 2 and "these overrides change the sweep" in changed.stderr
     assert "seed (0,1,2 before, 0,1,2,3 now)" in changed.stderr and len(changed.stderr.strip().splitlines()) == 1
 
-    resumed = run_cli("-m", *DQN, "seed=0,1,2", "resume=auto", f"hydra.sweep.dir={folder}")
+    # the rerun on another launcher: joblib's workers (each job's lines go to its own log)
+    resumed = run_cli("-m", *DQN, "seed=0,1,2", "resume=auto", "hydra/launcher=joblib", f"hydra.sweep.dir={folder}")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert (folder / "0_seed=0" / "summary.json").read_bytes() == finished  # skipped, not trained again
-    log = resumed.stdout  # Hydra's log lines
-    assert "0_seed=0: this run has finished" in log
+    assert "0_seed=0: this run has finished" in (folder / "0_seed=0" / "__main__.log").read_text()
+    log = (folder / "1_seed=1" / "__main__.log").read_text()
     assert re.search(r"resumed from .*1_seed=1/checkpoints/last\.ckpt at [\d,]+ env steps", log)
+    log = (folder / "2_seed=2" / "__main__.log").read_text()
     assert "resume=auto: " + str(folder / "2_seed=2") + " holds no checkpoint yet" in log
     assert "Sweep summary (3 runs;" in resumed.stdout and "| all runs | 3 |" in resumed.stdout
     alone = tmp_path / "alone"
     run(alone, *DQN, "seed=1")
     assert_same_run(folder / "1_seed=1", alone)
+
+
+def test_a_sweep_whose_sweeper_cannot_continue_is_refused_before_any_trial(tmp_path):
+    (tmp_path / "0_optim.lr=0.001" / ".hydra").mkdir(parents=True)  # a trial of an earlier search
+    result = run_cli("-m", "search=ppo_cartpole", "resume=auto", f"hydra.sweep.dir={tmp_path}")
+    assert result.returncode == 2 and result.stderr.strip() == (
+        f"rlfw: config error: hydra.sweep.dir={tmp_path} already holds a sweep, which cannot be continued:"
+        " OptunaSweeper keeps its search in memory; sweep into another folder (the finished trials stay where"
+        " they are)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "0_optim.lr=0.001"]  # no trial ran
 
 
 def test_ctrl_c_as_a_sweeps_job_starts_ends_in_one_line_that_finishes_the_sweep(tmp_path):
