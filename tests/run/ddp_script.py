@@ -1,6 +1,6 @@
-"""A plain script for tests/test_ranks.py: one run on two CPU ranks (``trainer.strategy=ddp``).
+"""A plain script for tests/test_ranks.py: one run on several CPU ranks (``trainer.strategy=ddp``).
 
-    python tests/run/ddp_script.py <out folder> <override> ...
+    python tests/run/ddp_script.py <out folder> trainer.devices=2 <override> ...
 
 Lightning starts rank 1 by running this command line again (under pytest it would run pytest again:
 STACK.md, trap 6). Each rank writes its final network parameters and what it counted to
@@ -21,7 +21,7 @@ from rlfw.run.train import make_trainer
 
 if __name__ == "__main__":
     out, overrides = Path(sys.argv[1]), sys.argv[2:]
-    cfg = composed("trainer.strategy=ddp", "trainer.devices=2", *overrides)
+    cfg = composed("trainer.strategy=ddp", *overrides)
     torch.set_num_threads(1)
     quiet_lightning()
     module = RLModule(cfg, build_parts(cfg))

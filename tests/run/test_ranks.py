@@ -2,6 +2,8 @@
 
 import csv
 import json
+import os
+import socket
 import subprocess
 import sys
 
@@ -13,7 +15,7 @@ from tests.helpers import ROOT, run_cli
 
 def ddp_run(tmp_path, *overrides: str) -> tuple[dict, dict]:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "run" / "ddp_script.py"), str(tmp_path), *overrides],
+        [sys.executable, str(ROOT / "tests" / "run" / "ddp_script.py"), str(tmp_path), "trainer.devices=2", *overrides],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -52,3 +54,35 @@ def test_the_command_line_runs_ddp_and_rank_zero_writes_the_run(tmp_path):
     with open(tmp_path / "run" / "metrics.csv") as f:
         evals = [int(row["step"]) for row in csv.DictReader(f) if row["eval/return_mean"]]
     assert evals == [1024, 2048]  # env steps of both ranks; one row per evaluation, from rank 0 alone
+
+
+def test_two_nodes_of_one_process_each_end_identical_and_node_zero_alone_writes_the_run(tmp_path):
+    """Two machines as Slurm or torchrun would start them, here on one: the same command on each, told
+    its node rank, meeting at MASTER_ADDR:MASTER_PORT; each writes into its own folder (no shared disk)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    args = ("trainer.num_nodes=2", "trainer.devices=1", "total_env_steps=4096", "eval.every=2048")
+    for rank in (0, 1):
+        (tmp_path / f"node{rank}").mkdir()
+    nodes = [
+        subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "run" / "ddp_script.py"), str(tmp_path / f"node{rank}"), *args],
+            cwd=ROOT,
+            env={**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "NODE_RANK": str(rank)}
+            | {"LOCAL_RANK": "0", "WORLD_SIZE": "2"},
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for rank in (0, 1)
+    ]
+    for node in nodes:
+        _, stderr = node.communicate(timeout=600)
+        assert node.returncode == 0, stderr[-3000:]
+    zero = torch.load(tmp_path / "node0" / "rank0.pt", weights_only=False)
+    one = torch.load(tmp_path / "node1" / "rank1.pt", weights_only=False)
+    for key, value in zero["params"].items():
+        torch.testing.assert_close(value, one["params"][key], rtol=0, atol=0, msg=key)
+    assert zero["env_steps"] == one["env_steps"] == 2 * zero["own_env_steps"] == 4096 and zero["evals"] == one["evals"]
+    assert (tmp_path / "node0" / "run" / "checkpoints" / "last.ckpt").is_file()
+    assert not (tmp_path / "node1" / "run").exists()  # rank 1 wrote nothing of the run
