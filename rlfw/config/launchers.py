@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, open_dict
 
 from rlfw.errors import ConfigError
 from rlfw.machine import cores
@@ -32,6 +32,18 @@ def workers(hydra_cfg: DictConfig) -> int:
     if target.endswith(".RayLauncher") and launcher.ray.init.get("address") is None:
         return max(1, cores() // (launcher.ray.remote.get("num_cpus") or 1))
     return 1
+
+
+def join_ray_cluster(hydra_cfg: DictConfig) -> None:
+    """hydra-ray-launcher 1.2.2 asks Ray for a 75 MB object store unless told a size, and Ray refuses
+    any size from a process that joins a running cluster (``init.address``): leave it to the cluster."""
+    launcher: Any = hydra_cfg.get("launcher") or {}
+    if not str(launcher.get("_target_", "")).endswith(".RayLauncher"):
+        return
+    init = launcher.ray.init
+    if init.get("address") is not None and "object_store_memory" not in init:
+        with open_dict(init):
+            init.object_store_memory = None
 
 
 def split_cores(cfg: dict[str, Any], jobs: int) -> dict[str, Any]:

@@ -3,6 +3,10 @@ share the cores, the sbatch script of a Slurm sweep, an Optuna search."""
 
 import json
 import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -169,3 +173,51 @@ def test_a_ray_sweep_runs_on_a_local_ray_it_starts(tmp_path):
     resolved = sorted((tmp_path / "sweep").glob("*_seed=*/resolved.yaml"))
     assert len(resolved) == 2 and all("threads: 1\n" in p.read_text() for p in resolved)  # a task's one CPU
     assert "| all runs | 2 |" in (tmp_path / "sweep" / "summary.md").read_text()
+
+
+def test_a_ray_sweep_runs_on_both_nodes_of_a_two_node_ray_cluster(tmp_path):
+    """A Ray cluster of two nodes (two raylets on this machine, one CPU each, as `ray start` makes them
+    on two machines); the sweep joins it with `hydra.launcher.ray.init.address`, and each node runs a job."""
+    ray = [str(Path(sys.executable).with_name("ray"))]
+    env = os.environ | {"HOME": str(tmp_path / "home"), "RAY_USAGE_STATS_ENABLED": "0"}
+    port, dashboard = free_port(), free_port()
+    head = [*ray, "start", "--head", f"--port={port}", f"--dashboard-port={dashboard}", "--num-cpus=1"]
+    try:
+        for command in (head, [*ray, "start", f"--address=127.0.0.1:{port}", "--num-cpus=1"]):
+            started = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+            assert started.returncode == 0, started.stderr[-2000:]
+        result = run_cli(
+            "-m",
+            "hydra/launcher=ray",
+            f"hydra.launcher.ray.init.address=127.0.0.1:{port}",
+            "seed=0,1",
+            "total_env_steps=2048",
+            "eval.every=2048",
+            f"hydra.sweep.dir={tmp_path / 'sweep'}",
+            cwd=tmp_path,
+            env=env,
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert "| all runs | 2 |" in (tmp_path / "sweep" / "summary.md").read_text()
+        nodes = subprocess.run(
+            [sys.executable, "-c", NODES_OF_JOBS, f"http://127.0.0.1:{dashboard}"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert nodes.returncode == 0, nodes.stderr[-2000:]
+        assert len(set(nodes.stdout.split())) == 2  # one job on each node
+    finally:
+        subprocess.run([*ray, "stop", "--force"], capture_output=True, env=env, timeout=120)
+
+
+NODES_OF_JOBS = """import sys
+from ray.util.state import list_tasks
+print(*[t.node_id for t in list_tasks(address=sys.argv[1], filters=[("name", "=", "_run_job")])])"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
