@@ -54,7 +54,7 @@ def prepare(config: DictConfig, hydra_cfg: Any) -> Job:
         )
     cfg = split_cores(cfg, workers(hydra_cfg) * (cfg["trainer"]["devices"] if ddp else 1))
     parts = build_parts(cfg)
-    return Job(cfg, parts, choices, overrides, dropped, sweep, check_folder(cfg, run_folder(hydra_cfg), ddp))
+    return Job(cfg, parts, choices, overrides, dropped, sweep, check_folder(cfg, run_folder(hydra_cfg)))
 
 
 def run_folder(hydra_cfg: DictConfig) -> Path | None:
@@ -65,7 +65,7 @@ def run_folder(hydra_cfg: DictConfig) -> Path | None:
     return None if hydra_cfg.get("mode") == RunMode.MULTIRUN else Path(hydra_cfg.run.dir)
 
 
-def check_folder(cfg: dict[str, Any], run_dir: Path | None, ddp: bool) -> Resume | None:
+def check_folder(cfg: dict[str, Any], run_dir: Path | None) -> Resume | None:
     """A resumed run's checkpoint, checked; a new run never starts in a folder that holds one."""
     if run_dir is None:
         return None
@@ -76,10 +76,6 @@ def check_folder(cfg: dict[str, Any], run_dir: Path | None, ddp: bool) -> Resume
                 " its result, if it has finished) with resume=auto, or train into another folder"
             )
         return None
-    if ddp:
-        raise ConfigError(
-            "resume: not with trainer.strategy=ddp (each rank's envs and replay would need files of their own)"
-        )
     return prepare_resume(cfg["resume"], run_dir, cfg)
 
 

@@ -22,7 +22,7 @@ from rlfw.run.collector import Collector
 from rlfw.run.evaluate import evaluation
 from rlfw.run.progress import Progress
 from rlfw.run.ranks import env_seed, from_rank_zero, rank_and_world
-from rlfw.state.resume import load_replay
+from rlfw.state.resume import for_rank
 from rlfw.state.run_state import restore_run
 
 log = logging.getLogger("rlfw")
@@ -39,7 +39,7 @@ def experience(module) -> Iterator[Batch]:
     module.collector = c = Collector(envs, module.net, module.explore, module.replay, seed, module.device, world)
     module.resume_clock(0.0)
     if module.resume is not None:
-        restore_run(module, module.resume.state, load_replay(module.resume.path, module.resume.state))
+        restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))
         log.info("resumed from %s at %s env steps", module.resume.path, f"{module.env_steps:,}")
     progress = Progress(module.total_env_steps, cfg["progress_every_s"])
     try:

@@ -22,7 +22,7 @@ from rlfw.config.build import Parts, build_parts
 from rlfw.run.collector import Collector
 from rlfw.run.experience import experience
 from rlfw.run.metrics import IntervalMean, train_row
-from rlfw.run.ranks import rank_and_world
+from rlfw.run.ranks import any_rank, rank_and_world
 from rlfw.run.stopping import StopSignals
 from rlfw.state.resume import Resume
 
@@ -96,8 +96,7 @@ class RLModule(pl.LightningModule):
         return loss
 
     def on_train_start(self) -> None:
-        if rank_and_world(self)[1] == 1:  # ddp ranks stop together only through Lightning's own handling
-            self.stop.install()
+        self.stop.install()
 
     def on_train_batch_end(self, outputs, batch, batch_idx: int) -> None:
         if self.interval.count >= self.cfg["log_every"]:  # after the optimizer step: the row counts it
@@ -133,6 +132,8 @@ class RLModule(pl.LightningModule):
     def safe_point(self) -> bool:
         """Between update phases: checkpoint callbacks save when due; True when a stop signal asked
         the run to end here (they have saved then)."""
+        if rank_and_world(self)[1] > 1:  # a signal to any rank stops them all, here, together
+            self.stop.agree(any_rank(self, self.stop.received))
         stopping = self.stop_requested()
         if self._trainer is not None:
             for callback in self.trainer.callbacks:  # type: ignore[attr-defined]  # set in Trainer.__init__

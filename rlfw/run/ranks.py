@@ -7,9 +7,11 @@ steps count all ranks' steps, and every rank reaches each evaluation point at th
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 import lightning.pytorch as pl
+import torch
 
 
 def rank_and_world(module: pl.LightningModule) -> tuple[int, int]:
@@ -26,3 +28,9 @@ def from_rank_zero(module: pl.LightningModule, value: Any) -> Any:
     """``value`` as rank 0 has it, on every rank (a collective: every rank must call it)."""
     _, world = rank_and_world(module)
     return value if world == 1 else module.trainer.strategy.broadcast(value, src=0)
+
+
+def any_rank(module: pl.LightningModule, received: signal.Signals | None) -> signal.Signals | None:
+    """The stop signal some rank received (the highest-numbered, if several), on every rank (a collective)."""
+    got = module.trainer.strategy.reduce(torch.tensor(float(received or 0)), reduce_op="max")
+    return signal.Signals(int(got)) if int(got) else None

@@ -31,9 +31,17 @@ class StopSignals:
             self._previous = {s: signal.signal(s, self._handle) for s in SIGNALS}
 
     def uninstall(self) -> None:
+        """Puts back the handlers from before ``install``, where rlfw's is still the one installed: Lightning
+        puts back its own originals when a fit ends, and those must stay."""
         for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
+            if signal.getsignal(signum) == self._handle:
+                signal.signal(signum, handler)
         self._previous = {}
+
+    def agree(self, received: signal.Signals | None) -> None:
+        """A ddp run: another rank received ``received``; this rank stops with it too."""
+        if self.received is None and received is not None:
+            self.received = received
 
     def _handle(self, signum: int, frame) -> None:
         if self.received is not None and signum == signal.SIGINT:

@@ -27,6 +27,7 @@ from rlfw.run.module import RLModule
 from rlfw.run.nonfinite import NonFiniteGuard
 from rlfw.run.video import record
 from rlfw.state.checkpoint import LAST, Checkpoints
+from rlfw.state.lock import first_process
 from rlfw.state.resume import keep_metric_rows
 
 log = logging.getLogger("rlfw")
@@ -73,14 +74,15 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     if job.resume is not None and job.resume.summary is not None:
         log.info("%s: this run has finished; its result is summary.json (nothing more to train)", run_dir)
         return job.resume.summary
-    if job.resume is None and cfg["resume"] == "auto":
+    first = first_process()  # not a ddp rank > 0, which Lightning starts by running the command again
+    if job.resume is None and cfg["resume"] == "auto" and first:
         log.info("resume=auto: %s holds no checkpoint yet, so the run starts from the beginning", run_dir)
         (run_dir / "metrics.csv").unlink(missing_ok=True)  # rows of a start killed before its first checkpoint
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
     quiet_lightning()
     module = RLModule(cfg, parts, job.resume)
-    if job.resume is not None:
+    if job.resume is not None and first:
         keep_metric_rows(job.resume, run_dir / "metrics.csv")
     loggers = make_loggers(job, run_dir)
     trainer = make_trainer(cfg, run_dir, loggers)

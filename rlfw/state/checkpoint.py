@@ -3,7 +3,10 @@
 - ``env_steps=<N>.ckpt``: the whole run state (``rlfw.state.run_state``), with the replay's contents beside
   it in ``env_steps=<N>.replay``; the newest ``checkpoint.keep`` are kept, older ones deleted;
 - ``last.ckpt``: the newest of those (a hard link), what ``resume=auto`` and W&B's model artifact use;
-- ``best.ckpt``: the state at the best greedy evaluation so far, without the replay.
+- ``best.ckpt``: the state at the best greedy evaluation so far, without the replay;
+- in a ddp run, ``env_steps=<N>.rank<r>.state`` beside each numbered checkpoint: what rank r > 0 has
+  of its own (``rlfw.state.run_state.rank_state``); rank 0 writes its checkpoint once every rank's
+  file is whole, and names them in it.
 
 They are written at the experience stream's safe points (after an update phase, before an
 evaluation; ``RLModule.safe_point``) once ``checkpoint.every`` env steps or ``checkpoint.every_s``
@@ -22,7 +25,7 @@ from typing import Any
 import lightning.pytorch as pl
 import torch
 
-from rlfw.state.run_state import run_state
+from rlfw.state.run_state import rank_state, run_state
 
 LAST, BEST = "last.ckpt", "best.ckpt"
 
@@ -57,8 +60,12 @@ class Checkpoints(pl.Callback):
         return by_steps or by_time
 
     def on_safe_point(self, trainer: pl.Trainer, module, stopping: bool) -> None:
-        """Called by ``RLModule`` between update phases: a checkpoint when one is due or the run stops."""
-        if stopping or self.due(module):
+        """Called by ``RLModule`` between update phases: a checkpoint when one is due or the run stops.
+        Every rank of a ddp run calls it at the same points; rank 0's clock decides for all."""
+        due = self.due(module)
+        if trainer.world_size > 1:
+            due = trainer.strategy.broadcast(due, src=0)
+        if stopping or due:
             self.save(trainer, module)
 
     def on_eval(self, trainer: pl.Trainer, module, result: dict[str, float]) -> None:
@@ -80,19 +87,28 @@ class Checkpoints(pl.Callback):
     def save(self, trainer: pl.Trainer, module) -> Path | None:
         """The run state now, its replay beside it; then ``last.ckpt`` and the rotation."""
         self.saved_env_steps, self.saved_time = module.env_steps, time.monotonic()
-        if self.saved_at == (module.env_steps, len(module.evals)) or not trainer.is_global_zero:
-            return None  # saved already (a stop signal at the end), or not rank 0's to write
+        if self.saved_at == (module.env_steps, len(module.evals)):
+            return None  # saved already (a stop signal at the end)
+        self.saved_at = (module.env_steps, len(module.evals))
+        path = self.dir / f"env_steps={module.env_steps:012d}.ckpt"
+        ranks = [rank_file(path, r) for r in range(1, trainer.world_size)]
+        if ranks:
+            if not trainer.is_global_zero:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                write_atomic(rank_state(module), self.dir / ranks[trainer.global_rank - 1])
+                self._rotate(f"*.rank{trainer.global_rank}.state")  # where the run folder is not shared
+            trainer.strategy.barrier()  # every rank's file is whole before rank 0's checkpoint names it
+        if not trainer.is_global_zero:
+            return None
         self.dir.mkdir(parents=True, exist_ok=True)
         for logger in trainer.loggers:
             logger.save()  # the metric rows the checkpoint counts are on disk before it
-        path = self.dir / f"env_steps={module.env_steps:012d}.ckpt"
         replay = path.with_suffix(".replay") if hasattr(module.replay, "state_dict") else None
         if replay is not None:  # a replay plugin without state_dict: its checkpoints cannot be resumed
             write_atomic(module.replay.state_dict(), replay)
-        write_atomic({**run_state(module), "replay_file": replay and replay.name}, path)
+        write_atomic({**run_state(module), "replay_file": replay and replay.name, "rank_files": ranks}, path)
         self._link_last(path)
         self._rotate()
-        self.saved_at = (module.env_steps, len(module.evals))
         return path
 
     def _link_last(self, path: Path) -> None:
@@ -104,9 +120,17 @@ class Checkpoints(pl.Callback):
             shutil.copyfile(path, temporary)
         os.replace(temporary, self.dir / LAST)
 
-    def _rotate(self) -> None:
-        """Keeps the ``keep`` newest written (a resume from an older checkpoint writes newer ones)."""
-        numbered = sorted(self.dir.glob("env_steps=*.ckpt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    def _rotate(self, pattern: str = "env_steps=*.ckpt") -> None:
+        """Keeps the ``keep`` newest written (a resume from an older checkpoint writes newer ones), each
+        checkpoint with the files beside it."""
+        numbered = sorted(self.dir.glob(pattern), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in numbered[self.keep :]:
-            old.unlink()
+            old.unlink(missing_ok=True)
             old.with_suffix(".replay").unlink(missing_ok=True)
+            for rank in self.dir.glob(f"{old.stem}.rank*.state"):
+                rank.unlink(missing_ok=True)
+
+
+def rank_file(path: Path, rank: int) -> str:
+    """The name of rank ``rank``'s own state beside the numbered checkpoint ``path``."""
+    return f"{path.stem}.rank{rank}.state"

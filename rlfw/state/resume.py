@@ -81,13 +81,17 @@ def load(path: Path) -> dict[str, Any]:
             f"resume: {path} holds no replay contents (best.ckpt and nonfinite.ckpt keep the networks and"
             " counters only, and a replay plugin without state_dict saves none); resume from checkpoints/last.ckpt"
         )
-    replay = path.parent / state["replay_file"]
-    if not replay.is_file():
-        raise ConfigError(f"resume: {path} needs its replay file {replay}, which is missing")
-    try:  # torch.save writes a zip whose directory is at its end: a truncated file has none (the read is cheap)
-        zipfile.ZipFile(replay).close()
-    except (zipfile.BadZipFile, OSError) as err:
-        raise ConfigError(f"resume: {replay} is not a readable replay file (truncated or corrupt?): {err}") from err
+    for name, what in [
+        (state["replay_file"], "replay file"),
+        *((n, "rank's file") for n in state.get("rank_files", [])),
+    ]:
+        beside = path.parent / name
+        if not beside.is_file():
+            raise ConfigError(f"resume: {path} needs its {what} {beside}, which is missing")
+        try:  # torch.save writes a zip whose directory is at its end: a truncated file has none (the read is cheap)
+            zipfile.ZipFile(beside).close()
+        except (zipfile.BadZipFile, OSError) as err:
+            raise ConfigError(f"resume: {beside} is not a readable {what} (truncated or corrupt?): {err}") from err
     return state
 
 
@@ -119,6 +123,15 @@ def load_or_point_back(path: Path) -> dict[str, Any]:
 def load_replay(path: Path, state: dict[str, Any]) -> dict[str, Any]:
     """The replay contents saved beside the checkpoint at ``path`` (large: read when training starts)."""
     return _read(path.parent / state["replay_file"], "replay file", "resume")
+
+
+def for_rank(path: Path, state: dict[str, Any], rank: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run state and replay contents rank ``rank`` of a ddp run goes on from: the checkpoint's, with
+    what differs between ranks (envs, explore, random generators, replay) from the rank's own file."""
+    if rank == 0:
+        return state, load_replay(path, state)
+    own = _read(path.parent / state["rank_files"][rank - 1], "rank's file", "resume")
+    return {**state, "collector": own["collector"], "plugins": own["plugins"], "rng": own["rng"]}, own["replay"]
 
 
 def differences(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:

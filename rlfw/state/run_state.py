@@ -59,6 +59,18 @@ def run_state(module) -> dict[str, Any]:
     }
 
 
+def rank_state(module) -> dict[str, Any]:
+    """What differs between the ranks of a ddp run (``trainer.strategy=ddp``): each rank's envs, the
+    replay they filled, its explore state and random generators. Ranks > 0 write it beside rank 0's
+    checkpoint, which holds the rest (networks, optimizer, counters: the same on every rank)."""
+    return {
+        "collector": module.collector.state_dict(),
+        "plugins": {k: p.state_dict() for k, p in _plugins(module).items() if hasattr(p, "state_dict")},
+        "rng": rng_state(),
+        "replay": module.replay.state_dict(),
+    }
+
+
 def restore_run(module, state: dict[str, Any], replay: dict[str, Any]) -> None:
     """Puts ``state`` (and the replay's ``replay``) back into a module whose fit has started."""
     trainer = module.trainer

@@ -3,6 +3,8 @@
 import csv
 import json
 import os
+import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -11,6 +13,7 @@ import pytest
 import torch
 
 from tests.helpers import ROOT, run_cli
+from tests.state.test_resume import assert_same_run, wait_for_checkpoints
 
 
 def ddp_run(tmp_path, *overrides: str) -> tuple[dict, dict]:
@@ -85,4 +88,61 @@ def test_two_nodes_of_one_process_each_end_identical_and_node_zero_alone_writes_
         torch.testing.assert_close(value, one["params"][key], rtol=0, atol=0, msg=key)
     assert zero["env_steps"] == one["env_steps"] == 2 * zero["own_env_steps"] == 4096 and zero["evals"] == one["evals"]
     assert (tmp_path / "node0" / "run" / "checkpoints" / "last.ckpt").is_file()
-    assert not (tmp_path / "node1" / "run").exists()  # rank 1 wrote nothing of the run
+    # rank 1 wrote nothing of the run, only its own state beside each checkpoint (for a resume)
+    written = sorted(str(p.relative_to(tmp_path / "node1" / "run")) for p in (tmp_path / "node1" / "run").rglob("*"))
+    assert written == ["checkpoints", "checkpoints/env_steps=000000004096.rank1.state"]  # the one at the end
+
+
+DDP = ("trainer.strategy=ddp", "trainer.devices=2", "algo=ppo", "total_env_steps=8192", "eval.every=2048")
+DDP_RUN = (*DDP, "checkpoint.every=1024", "stop_when_solved=false", "threads=1")
+
+
+@pytest.fixture(scope="module")
+def whole_ddp_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("whole")
+    result = run_cli(*DDP_RUN, f"hydra.run.dir={folder}", cwd=folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return folder
+
+
+def start_ddp(folder, *overrides: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "rlfw", *DDP_RUN, *overrides, f"hydra.run.dir={folder}"],
+        cwd=folder.parent,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: rank 0 and the rank 1 it starts
+    )
+
+
+def test_a_killed_two_process_run_resumes_as_the_one_never_stopped(tmp_path, whole_ddp_run):
+    killed = tmp_path / "killed"
+    process = start_ddp(killed)
+    wait_for_checkpoints(process, killed, 2)
+    assert len(list((killed / "checkpoints").glob("*.rank1.state"))) >= 1  # rank 1's own envs, replay, generators
+    os.killpg(process.pid, signal.SIGKILL)  # every rank at once, as a node failure would
+    process.wait()
+    assert not (killed / "summary.json").exists(), "the run finished before it was killed: nothing was tested"
+    resumed = run_cli(*DDP_RUN, "resume=auto", f"hydra.run.dir={killed}", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert_same_run(killed, whole_ddp_run)
+
+
+def test_sigterm_to_rank_zero_stops_both_ranks_at_one_checkpoint_and_the_resume_ends_as_the_whole_run(
+    tmp_path, whole_ddp_run
+):
+    stopped = tmp_path / "stopped"
+    process = start_ddp(stopped)
+    wait_for_checkpoints(process, stopped, 1)
+    process.send_signal(signal.SIGTERM)  # rank 0 alone: rank 1 learns of it at the next safe point
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 128 + signal.SIGTERM, stderr[-3000:]
+    line = stderr.strip().splitlines()[-1]
+    assert line.startswith("rlfw: stopped by SIGTERM at ") and "resume=auto" in line, line
+    newest = max((stopped / "checkpoints").glob("env_steps=*.ckpt"))
+    assert (stopped / "checkpoints" / newest.name.replace(".ckpt", ".rank1.state")).is_file()
+    command = shlex.split(line.split("resume with: ", 1)[1])
+    resumed = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert_same_run(stopped, whole_ddp_run)

@@ -94,15 +94,15 @@ def test_a_bad_checkpoint_is_refused_in_one_line_naming_the_file(finished, tmp_p
 
 
 def test_resume_auto_starts_a_run_in_a_folder_without_a_checkpoint(tmp_path):
-    assert check_folder(config(*ARGS, "resume=auto"), tmp_path, ddp=False) is None  # no resume: a new run
+    assert check_folder(config(*ARGS, "resume=auto"), tmp_path) is None  # no resume: a new run
 
 
 def test_resume_auto_returns_a_finished_runs_result_and_goes_on_when_asked_for_more(finished):
     summary = json.loads((finished / "summary.json").read_text())
-    done = check_folder(config(*ARGS, "resume=auto"), finished, ddp=False)
+    done = check_folder(config(*ARGS, "resume=auto"), finished)
     assert done is not None and done.summary == summary  # nothing to train: the recorded result
     assert done.path == finished / "checkpoints" / "last.ckpt"
-    more = check_folder(config(*ARGS, "total_env_steps=4000", "resume=auto"), finished, ddp=False)
+    more = check_folder(config(*ARGS, "total_env_steps=4000", "resume=auto"), finished)
     assert more is not None and more.summary is None and more.state["run"]["env_steps"] == 3000
 
 
@@ -112,17 +112,17 @@ def test_a_truncated_replay_is_refused_in_one_line_naming_the_older_intact_check
     replay = folder / "env_steps=000000003000.replay"
     replay.write_bytes(replay.read_bytes()[:1000])
     with pytest.raises(ConfigError) as err:
-        check_folder(config(*ARGS, "total_env_steps=4000", "resume=auto"), tmp_path / "run", ddp=False)
+        check_folder(config(*ARGS, "total_env_steps=4000", "resume=auto"), tmp_path / "run")
     older = folder / "env_steps=000000002560.ckpt"
     assert str(err.value).startswith(f"resume: {replay} is not a readable replay file (truncated or corrupt?)")
     assert str(err.value).endswith(f"; {older} is intact: resume from it with \"resume='{older}'\"")
     assert "\n" not in str(err.value)
-    assert check_folder(config(*ARGS, "total_env_steps=4000", f"resume='{older}'"), tmp_path / "run", ddp=False)
+    assert check_folder(config(*ARGS, "total_env_steps=4000", f"resume='{older}'"), tmp_path / "run")
 
 
 def test_a_new_run_is_refused_in_a_folder_that_holds_one(finished):
     with pytest.raises(ConfigError, match=r"already holds a run.*resume=auto"):
-        check_folder(config(*ARGS), finished, ddp=False)
+        check_folder(config(*ARGS), finished)
 
 
 def test_best_ckpt_cannot_be_resumed_for_want_of_its_replay(finished):
