@@ -59,6 +59,7 @@ def main() -> None:
     with the command that goes on, exit code 130, whatever the interrupted library code raised."""
     global training, interrupted
     training = interrupted = False
+    restart.goes_on = None  # set once this command's run or sweep folder is known
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises instead of printing; we print one line
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where Ctrl-C is ignored
         signal.signal(signal.SIGINT, interrupt)

@@ -25,6 +25,7 @@ from rlfw.config.trainer import check_trainer
 from rlfw.errors import ConfigError
 from rlfw.plugins import search_path
 from rlfw.run.train import train as train_job
+from rlfw.state.lock import owned
 
 
 def train(overrides: Sequence[str] = (), run_dir: str | Path | None = None) -> dict[str, Any]:
@@ -47,7 +48,7 @@ def train(overrides: Sequence[str] = (), run_dir: str | Path | None = None) -> d
         raise ConfigError(one_line(err)) from err
     finally:
         HydraConfig.instance().cfg = None
-    with progress_lines():
+    with progress_lines(), owned(folder, "run_dir"):
         summary = train_job(job, folder)
     return {**summary, "run_dir": folder}
 
