@@ -41,7 +41,9 @@ def own(folder: Path, key: str) -> bool:
             f"{key}={folder} is in use by {owner}; wait for it to end (or stop it), or use another folder"
         ) from None
     os.ftruncate(fd, 0)
-    command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300]
+    script = Path(sys.argv[0])
+    program = f"python -m {script.parent.name}" if script.name == "__main__.py" else script.name
+    command = " ".join([program, *sys.argv[1:]])[:300]
     os.write(fd, f"process {os.getpid()} on {socket.gethostname()} since {time.strftime('%F %T')} ({command})".encode())
     _held[folder] = fd
     return True
