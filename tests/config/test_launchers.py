@@ -156,19 +156,22 @@ def test_an_optuna_search_can_maximise_the_mean_over_a_runs_evals(tmp_path):
     assert sorted(s["seed"] for s in summaries) == [0, 1]  # each trial a new seed: its trial number
 
 
-def test_a_ray_sweep_runs_on_a_local_ray_it_starts(tmp_path):
-    env = os.environ | {"HOME": str(tmp_path / "home")}  # Ray writes ~/.ray
-    result = run_cli(
+def ray_sweep(tmp_path, env: dict, *overrides: str):
+    """Two seeds through Hydra's Ray launcher, into ``tmp_path/sweep``."""
+    return run_cli(
         "-m",
         "hydra/launcher=ray",
-        "threads=null",
         "seed=0,1",
-        "total_env_steps=512",
-        "eval.every=512",
+        *overrides,
         f"hydra.sweep.dir={tmp_path / 'sweep'}",
         cwd=tmp_path,
         env=env,
     )
+
+
+def test_a_ray_sweep_runs_on_a_local_ray_it_starts(tmp_path):
+    env = os.environ | {"HOME": str(tmp_path / "home")}  # Ray writes ~/.ray
+    result = ray_sweep(tmp_path, env, "threads=null", "total_env_steps=512", "eval.every=512")
     assert result.returncode == 0, result.stderr[-3000:]
     resolved = sorted((tmp_path / "sweep").glob("*_seed=*/resolved.yaml"))
     assert len(resolved) == 2 and all("threads: 1\n" in p.read_text() for p in resolved)  # a task's one CPU
@@ -186,17 +189,8 @@ def test_a_ray_sweep_runs_on_both_nodes_of_a_two_node_ray_cluster(tmp_path):
         for command in (head, [*ray, "start", f"--address=127.0.0.1:{port}", "--num-cpus=1"]):
             started = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
             assert started.returncode == 0, started.stderr[-2000:]
-        result = run_cli(
-            "-m",
-            "hydra/launcher=ray",
-            f"hydra.launcher.ray.init.address=127.0.0.1:{port}",
-            "seed=0,1",
-            "total_env_steps=2048",
-            "eval.every=2048",
-            f"hydra.sweep.dir={tmp_path / 'sweep'}",
-            cwd=tmp_path,
-            env=env,
-        )
+        address = f"hydra.launcher.ray.init.address=127.0.0.1:{port}"
+        result = ray_sweep(tmp_path, env, address, "total_env_steps=2048", "eval.every=2048")
         assert result.returncode == 0, result.stderr[-3000:]
         assert "| all runs | 2 |" in (tmp_path / "sweep" / "summary.md").read_text()
         nodes = subprocess.run(
