@@ -96,7 +96,7 @@ class Checkpoints(pl.Callback):
             if not trainer.is_global_zero:
                 self.dir.mkdir(parents=True, exist_ok=True)
                 write_atomic(rank_state(module), self.dir / ranks[trainer.global_rank - 1])
-                self._rotate(f"*.rank{trainer.global_rank}.state")  # where the run folder is not shared
+                self._rotate_own(trainer.global_rank)
             trainer.strategy.barrier()  # every rank's file is whole before rank 0's checkpoint names it
         if not trainer.is_global_zero:
             return None
@@ -120,15 +120,22 @@ class Checkpoints(pl.Callback):
             shutil.copyfile(path, temporary)
         os.replace(temporary, self.dir / LAST)
 
-    def _rotate(self, pattern: str = "env_steps=*.ckpt") -> None:
+    def _rotate(self) -> None:
         """Keeps the ``keep`` newest written (a resume from an older checkpoint writes newer ones), each
         checkpoint with the files beside it."""
-        numbered = sorted(self.dir.glob(pattern), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-        for old in numbered[self.keep :]:
-            old.unlink(missing_ok=True)
+        for old in self._newest_first("env_steps=*.ckpt")[self.keep :]:
+            old.unlink()
             old.with_suffix(".replay").unlink(missing_ok=True)
             for rank in self.dir.glob(f"{old.stem}.rank*.state"):
                 rank.unlink(missing_ok=True)
+
+    def _rotate_own(self, rank: int) -> None:
+        """Rank ``rank``'s own files, rotated by that rank: on machines that share no disk, rank 0 never sees them."""
+        for old in self._newest_first(f"env_steps=*.rank{rank}.state")[self.keep :]:
+            old.unlink(missing_ok=True)
+
+    def _newest_first(self, pattern: str) -> list[Path]:
+        return sorted(self.dir.glob(pattern), key=lambda p: p.stat().st_mtime_ns, reverse=True)
 
 
 def rank_file(path: Path, rank: int) -> str:

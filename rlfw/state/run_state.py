@@ -67,7 +67,7 @@ def rank_state(module) -> dict[str, Any]:
         "collector": module.collector.state_dict(),
         "plugins": {k: p.state_dict() for k, p in _plugins(module).items() if hasattr(p, "state_dict")},
         "rng": rng_state(),
-        "replay": module.replay.state_dict(),
+        "replay": module.replay.state_dict() if hasattr(module.replay, "state_dict") else None,
     }
 
 
