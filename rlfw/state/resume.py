@@ -131,7 +131,8 @@ def for_rank(path: Path, state: dict[str, Any], rank: int) -> tuple[dict[str, An
     if rank == 0:
         return state, load_replay(path, state)
     own = _read(path.parent / state["rank_files"][rank - 1], "rank's file", "resume")
-    return {**state, "collector": own["collector"], "plugins": own["plugins"], "rng": own["rng"]}, own["replay"]
+    replay = own.pop("replay")
+    return {**state, **own}, replay
 
 
 def differences(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:

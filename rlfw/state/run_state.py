@@ -50,25 +50,27 @@ def run_state(module) -> dict[str, Any]:
                 "count": module.interval.count,
             },
         },
-        "collector": module.collector.state_dict(),
-        "plugins": {k: p.state_dict() for k, p in _plugins(module).items() if hasattr(p, "state_dict")},
-        "rng": rng_state(),
+        **_own(module),
         "wandb_id": wandb[0] if wandb else None,
         # the plugin distributions of options not rlfw's own: rlfw.load names what to install
         "options_from": {key: distribution(*pick) for key, pick in chosen(module.cfg).items() if distribution(*pick)},
     }
 
 
-def rank_state(module) -> dict[str, Any]:
-    """What differs between the ranks of a ddp run (``trainer.strategy=ddp``): each rank's envs, the
-    replay they filled, its explore state and random generators. Ranks > 0 write it beside rank 0's
-    checkpoint, which holds the rest (networks, optimizer, counters: the same on every rank)."""
+def _own(module) -> dict[str, Any]:
+    """The part of the run state each rank of a ddp run has of its own: its envs, explore state, generators."""
     return {
         "collector": module.collector.state_dict(),
         "plugins": {k: p.state_dict() for k, p in _plugins(module).items() if hasattr(p, "state_dict")},
         "rng": rng_state(),
-        "replay": module.replay.state_dict() if hasattr(module.replay, "state_dict") else None,
     }
+
+
+def rank_state(module) -> dict[str, Any]:
+    """What differs between the ranks of a ddp run (``trainer.strategy=ddp``): ``_own`` and the replay
+    its envs filled. Ranks > 0 write it beside rank 0's checkpoint, which holds the rest (networks,
+    optimizer, counters: the same on every rank)."""
+    return {**_own(module), "replay": module.replay.state_dict() if hasattr(module.replay, "state_dict") else None}
 
 
 def restore_run(module, state: dict[str, Any], replay: dict[str, Any]) -> None:
