@@ -8,6 +8,7 @@ setup(
         *find_packages(include=["rlfw", "rlfw.*"]),
         "rlfw.conf",
         *(f"rlfw.conf.{group}" for group in find_namespace_packages(where="conf")),
+        "hydra_plugins",
     ],
     package_dir={"rlfw.conf": "conf"},
 )

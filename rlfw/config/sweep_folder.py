@@ -15,11 +15,13 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from hydra_plugins.rlfw_optuna import STUDY, RlfwOptunaSweeper
 from rlfw.errors import ConfigError
 from rlfw.state.resume import MAY_CHANGE, MAY_CHANGE_TRAINER
 
 SAVED = "multirun.yaml"
 BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
+STUDY_SWEEPER = f"{RlfwOptunaSweeper.__module__}.{RlfwOptunaSweeper.__name__}"  # its study in the folder
 
 
 def check_sweep_folder(config: DictConfig) -> None:
@@ -34,10 +36,16 @@ def check_sweep_folder(config: DictConfig) -> None:
     if not holds_sweep(sweep):
         return
     sweeper = str(config.hydra.sweeper.get("_target_"))
-    if sweeper != BASIC_SWEEPER:
+    if sweeper not in (BASIC_SWEEPER, STUDY_SWEEPER):
         raise ConfigError(
             f"hydra.sweep.dir={sweep} already holds a sweep, which cannot be continued: {sweeper.rpartition('.')[2]}"
-            " keeps its search in memory; sweep into another folder (the finished trials stay where they are)"
+            " keeps its search in memory (hydra/sweeper=rlfw_optuna keeps it in the folder); sweep into another"
+            " folder (the finished trials stay where they are)"
+        )
+    if sweeper == STUDY_SWEEPER and config.hydra.sweeper.get("storage") is None and not (sweep / STUDY).is_file():
+        raise ConfigError(
+            f"hydra.sweep.dir={sweep} holds a sweep without an Optuna study ({STUDY}) to go on with; sweep into"
+            " another folder (the finished trials stay where they are)"
         )
     if resume is None:
         raise ConfigError(

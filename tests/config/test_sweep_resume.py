@@ -1,10 +1,12 @@
 """A sweep that survives a cluster: rerun into its own folder with ``resume=auto``, it skips finished
 jobs, resumes interrupted ones exactly and starts the rest; a rerun without ``resume``, or one that
-changes the sweep, is refused before any job; Ctrl-C as a job starts ends in one line; a job that
+changes the sweep, is refused before any job; an Optuna search goes on with the study it keeps in
+its folder; Ctrl-C as a job starts ends in one line; a job that
 submitit requeues on SIGUSR2 checkpoints and continues by itself."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -13,6 +15,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import optuna
+import pytest
+import yaml
 
 from rlfw.testing import run
 from tests.helpers import run_cli
@@ -73,13 +79,60 @@ def test_an_interrupted_sweep_is_finished_by_the_same_command_with_resume_auto(t
     assert_same_run(folder / "1_seed=1", alone)
 
 
-def test_a_sweep_whose_sweeper_cannot_continue_is_refused_before_any_trial(tmp_path):
-    (tmp_path / "0_optim.lr=0.001" / ".hydra").mkdir(parents=True)  # a trial of an earlier search
-    result = run_cli("-m", "search=ppo_cartpole", "resume=auto", f"hydra.sweep.dir={tmp_path}")
+def test_an_interrupted_optuna_search_goes_on_with_the_study_in_its_folder(tmp_path):
+    folder = tmp_path / "sweep"
+    search = ("search=dqn_cartpole", *DQN[1:])  # DQN's short budget; the search picks the rest
+    process = sweep(folder, *search, "hydra.sweeper.n_trials=3")
+    while not list(folder.glob("1_*")):
+        assert process.poll() is None, process.stderr.read()[-2000:]
+        time.sleep(0.05)
+    trial = next(folder.glob("1_*"))
+    wait_for_checkpoints(process, trial, 2)  # trial 0 has finished, trial 1 is under way
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    first = next(folder.glob("0_*"))
+    finished = (first / "summary.json").read_bytes()
+
+    # the same command with resume=auto, and one more trial asked for: 4 in all
+    resumed = run_cli("-m", *search, "hydra.sweeper.n_trials=4", "resume=auto", f"hydra.sweep.dir={folder}")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    trials = sorted(p for p in folder.glob("[0-9]*_*") if p.is_dir())
+    assert [p.name.partition("_")[0] for p in trials] == ["0", "1", "2", "3"]  # each job number once
+    assert (first / "summary.json").read_bytes() == finished  # not trained again
+    assert re.search(r"resumed from .*/checkpoints/last\.ckpt", (trial / "__main__.log").read_text())
+    study = optuna.load_study(study_name="dqn_cartpole", storage=f"sqlite:///{folder / 'optuna.db'}")
+    objectives = [json.loads((p / "summary.json").read_text())["mean_eval_return"] for p in trials]
+    assert [t.value for t in study.trials] == objectives and {t.state.name for t in study.trials} == {"COMPLETE"}
+    assert trials[2].name != trials[0].name.replace("0_", "2_", 1)  # the sampler does not draw trial 0 again
+    best = yaml.safe_load((folder / "optimization_results.yaml").read_text())
+    assert best["best_value"] == max(objectives) and "Sweep summary (4 runs;" in resumed.stdout
+    alone = tmp_path / "alone"
+    overrides = yaml.safe_load((trial / ".hydra" / "overrides.yaml").read_text())
+    run(alone, *(o for o in overrides if not o.startswith("resume=")), "seed=1")  # the sweep's seed: the job number
+    assert_same_run(trial, alone)
+
+
+@pytest.mark.parametrize(
+    ("sweeper", "reason"),
+    [
+        (
+            "optuna",
+            "which cannot be continued: OptunaSweeper keeps its search in memory (hydra/sweeper=rlfw_optuna keeps it"
+            " in the folder); sweep into another folder",
+        ),
+        ("rlfw_optuna", "holds a sweep without an Optuna study (optuna.db) to go on with; sweep into another folder"),
+    ],
+)
+def test_a_sweep_whose_search_cannot_go_on_is_refused_before_any_trial(sweeper, reason, tmp_path):
+    (tmp_path / "0_optim.lr=0.001" / ".hydra").mkdir(parents=True)  # a trial of a search kept in memory
+    result = run_cli(
+        "-m", "search=ppo_cartpole", f"hydra/sweeper={sweeper}", "resume=auto", f"hydra.sweep.dir={tmp_path}"
+    )
     assert result.returncode == 2 and result.stderr.strip() == (
-        f"rlfw: config error: hydra.sweep.dir={tmp_path} already holds a sweep, which cannot be continued:"
-        " OptunaSweeper keeps its search in memory; sweep into another folder (the finished trials stay where"
-        " they are)"
+        f"rlfw: config error: hydra.sweep.dir={tmp_path} already holds a sweep, {reason} (the finished trials stay"
+        " where they are)"
+        if sweeper == "optuna"
+        else f"rlfw: config error: hydra.sweep.dir={tmp_path} {reason} (the finished trials stay where they are)"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "0_optim.lr=0.001"]  # no trial ran
 

@@ -64,6 +64,9 @@ def test_a_plugin_is_found_from_any_folder(tmp_path, rlfw_wheel, rlfw_editable, 
         [python, "-c", "from rlfw.config.path import config_dir; print(config_dir())"], cwd=work, **TEXT
     )
     assert where.stdout.strip() == (str(ROOT / "conf") if rlfw_editable else str(venv_site(python) / "rlfw" / "conf"))
+    scan = "from hydra.core.plugins import Plugins; from hydra.plugins.sweeper import Sweeper as S; print(Plugins.instance().discover(S))"
+    sweepers = subprocess.run([python, "-c", scan], cwd=work, **TEXT)  # hydra/sweeper=rlfw_optuna, optuna not installed
+    assert "hydra_plugins.rlfw_optuna.RlfwOptunaSweeper" in sweepers.stdout and sweepers.stderr == "", sweepers.stderr
 
 
 def test_a_plugin_keeps_the_contracts_and_is_listed(tmp_path, rlfw_wheel):
