@@ -16,7 +16,7 @@ from rlfw.config.folders import register_resolvers
 from rlfw.config.path import config_dir
 from rlfw.config.preflight import prepare
 from rlfw.config.report import CONFIG_ERRORS, fail
-from rlfw.errors import NonFiniteError, Stopped
+from rlfw.errors import NonFiniteError, RunError, Stopped
 from rlfw.plugins import search_path
 from rlfw.state.lock import owned
 
@@ -29,7 +29,8 @@ def run(cfg: DictConfig) -> float:
     """Train one job; return what a sweeper optimises: the final greedy-eval return, or with
     ``objective=mean_eval`` the mean over all the run's greedy evals. A run stopped
     by a signal ends in one line on how to resume it (exit code 128 + the signal's number), one
-    stopped by a non-finite value in one line naming it (exit code 1)."""
+    stopped by a non-finite value, a checkpoint the disk cannot hold or a lost ddp rank in one line
+    naming it (exit code 1)."""
     global training
     training = False  # a sweep's next job: its config errors are again the config's
     hydra_cfg = HydraConfig.get()
@@ -46,7 +47,7 @@ def run(cfg: DictConfig) -> float:
             print(f"rlfw: {stop}", file=sys.stderr)
             pass_on(stop.signum)
             sys.exit(stop.code)
-        except NonFiniteError as err:
+        except (NonFiniteError, RunError) as err:
             print(f"rlfw: {err}", file=sys.stderr)
             sys.exit(1)
     return summary["eval_return_mean" if cfg.objective == "final_eval" else "mean_eval_return"]

@@ -24,5 +24,10 @@ class Stopped(Exception):
         self.code = 128 + signum  # the shell's convention (Ctrl-C: 130)
 
 
+class RunError(RuntimeError):
+    """A run that cannot go on: a checkpoint the disk cannot hold, a ddp rank gone. The checkpoints
+    written before stay whole; the message is one line ending in the command that resumes."""
+
+
 class NonFiniteError(RuntimeError):
     """A non-finite loss term, gradient or parameter (``rlfw.run.nonfinite``); the message is one line."""

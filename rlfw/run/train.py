@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import platform
+import re
 import subprocess
 from importlib.metadata import version
 from pathlib import Path
@@ -20,7 +21,7 @@ from omegaconf import OmegaConf
 from rlfw.config import restart
 from rlfw.config.job import Job
 from rlfw.config.trainer import RUN_CONTROL, quiet_lightning
-from rlfw.errors import Stopped
+from rlfw.errors import RunError, Stopped
 from rlfw.loggers import finish_loggers, make_loggers
 from rlfw.run.evaluate import eval_seed, greedy
 from rlfw.run.module import RLModule
@@ -39,16 +40,35 @@ def make_trainer(cfg: dict[str, Any], run_dir: Path, loggers: list[pl.loggers.Lo
     return pl.Trainer(**RUN_CONTROL, logger=loggers, callbacks=callbacks, default_root_dir=run_dir, **cfg["trainer"])
 
 
+def resume_command(job: Job, run_dir: Path) -> str:
+    return restart.goes_on or restart.command(job.overrides, "hydra.run.dir", run_dir)  # a sweep's, in a sweep
+
+
 def stopped(job: Job, module: RLModule, run_dir: Path) -> Stopped:
     """The line a stopped run ends with: where its checkpoint is and the command that resumes it."""
-    how = restart.goes_on or restart.command(job.overrides, "hydra.run.dir", run_dir)  # a sweep's, in a sweep
     signal = module.stop.received
     assert signal is not None, "only a run stopped by a signal ends here"
     return Stopped(
         f"stopped by {signal.name} at {module.env_steps:,} env steps; checkpoint: {run_dir / 'checkpoints' / LAST};"
-        f" resume with: {how}",
+        f" resume with: {resume_command(job, run_dir)}",
         signal.value,
     )
+
+
+def broken(err: RuntimeError, trainer: pl.Trainer, job: Job, module: RLModule, run_dir: Path) -> RunError | None:
+    """A run that cannot go on, as one line with its newest whole checkpoint and the command that
+    resumes: a checkpoint that could not be written, or in a ddp run another rank gone (its process
+    killed: gloo's connection to it fails at the next collective, no rank waits for it)."""
+    if isinstance(err, RunError):
+        what = str(err)
+    elif trainer.world_size > 1 and (isinstance(err, torch.distributed.DistError) or "gloo/transport" in str(err)):
+        cause = re.search(r"Connection [a-z ]+|Broken pipe|Timed out", str(err))
+        what = f"rank {trainer.global_rank} lost the other ranks of this ddp run ({(cause and cause[0]) or 'gloo'})"
+    else:
+        return None
+    last = run_dir / "checkpoints" / LAST
+    newest = f"newest whole checkpoint: {last}" if last.exists() else "no checkpoint to go on from"
+    return RunError(f"{what} at {module.env_steps:,} env steps; {newest}; resume with: {resume_command(job, run_dir)}")
 
 
 def _git(*args: str) -> str | None:
@@ -95,6 +115,11 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     )
     try:
         trainer.fit(module)
+    except RuntimeError as err:
+        error = broken(err, trainer, job, module, run_dir)
+        if error is None:
+            raise
+        raise error from err
     finally:
         module.stop.uninstall()  # the process's own handlers again, whatever ended the fit
     wall = module.wall_seconds()  # training (and evaluation) time, a resumed run's before it included

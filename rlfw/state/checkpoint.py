@@ -25,17 +25,25 @@ from typing import Any
 import lightning.pytorch as pl
 import torch
 
+from rlfw.errors import RunError
 from rlfw.state.run_state import rank_state, run_state
 
 LAST, BEST = "last.ckpt", "best.ckpt"
 
 
 def write_atomic(obj: Any, path: Path) -> None:
+    """``path`` whole or not at all: a write that fails (a full disk) leaves no part of it behind."""
     partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as file:
-        torch.save(obj, file)
-        file.flush()
-        os.fsync(file.fileno())
+    try:
+        with open(partial, "wb") as file:
+            torch.save(obj, file)
+            file.flush()
+            os.fsync(file.fileno())
+    except BaseException as err:
+        partial.unlink(missing_ok=True)
+        if isinstance(err.__context__, OSError):  # torch.save reports a failed write as a RuntimeError
+            raise err.__context__ from err
+        raise
     os.replace(partial, path)
 
 
@@ -62,6 +70,8 @@ class Checkpoints(pl.Callback):
     def on_safe_point(self, trainer: pl.Trainer, module, stopping: bool) -> None:
         """Called by ``RLModule`` between update phases: a checkpoint when one is due or the run stops.
         Every rank of a ddp run calls it at the same points; rank 0's clock decides for all."""
+        if trainer.is_global_zero and not self.dir.parent.is_dir():  # writing on would make what looks like a run
+            raise self.folder_gone()
         due = self.due(module)
         if trainer.world_size > 1:
             due = trainer.strategy.broadcast(due, src=0)
@@ -80,8 +90,7 @@ class Checkpoints(pl.Callback):
     def save_without_replay(self, trainer: pl.Trainer, module, name: str) -> Path:
         path = self.dir / name
         if trainer.is_global_zero:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            write_atomic({**run_state(module), "replay_file": None}, path)
+            self.write(({**run_state(module), "replay_file": None}, path))
         return path
 
     def save(self, trainer: pl.Trainer, module) -> Path | None:
@@ -100,16 +109,35 @@ class Checkpoints(pl.Callback):
             trainer.strategy.barrier()  # every rank's file is whole before rank 0's checkpoint names it
         if not trainer.is_global_zero:
             return None
-        self.dir.mkdir(parents=True, exist_ok=True)
         for logger in trainer.loggers:
             logger.save()  # the metric rows the checkpoint counts are on disk before it
         replay = path.with_suffix(".replay") if hasattr(module.replay, "state_dict") else None
-        if replay is not None:  # a replay plugin without state_dict: its checkpoints cannot be resumed
-            write_atomic(module.replay.state_dict(), replay)
-        write_atomic({**run_state(module), "replay_file": replay and replay.name, "rank_files": ranks}, path)
+        run = {**run_state(module), "replay_file": replay and replay.name, "rank_files": ranks}
+        # a replay plugin without state_dict: its checkpoints cannot be resumed
+        self.write(*([(module.replay.state_dict(), replay)] if replay is not None else []), (run, path))
         self._link_last(path)
         self._rotate()
         return path
+
+    def write(self, *files: tuple[Any, Path]) -> None:
+        """Rank 0's files of one checkpoint, each whole or not at all. One that cannot be written (a
+        full disk) stops the run in one line, and those written before it go: ``last.ckpt`` still
+        names the checkpoint before, whole."""
+        written: list[Path] = []
+        try:
+            self.dir.mkdir(exist_ok=True)  # not the run folder: one deleted under the run is not made again
+            for state, path in files:
+                write_atomic(state, path)
+                written.append(path)
+        except OSError as err:
+            for path in written:
+                path.unlink()
+            if not self.dir.parent.is_dir():
+                raise self.folder_gone() from err
+            raise RunError(f"could not write the checkpoint {files[-1][1].name}: {err.strerror or err}") from err
+
+    def folder_gone(self) -> RunError:
+        return RunError(f"the run folder {self.dir.parent} was deleted while the run trained")
 
     def _link_last(self, path: Path) -> None:
         temporary = self.dir / (LAST + ".partial")

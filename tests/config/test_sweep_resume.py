@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -77,6 +78,27 @@ def test_an_interrupted_sweep_is_finished_by_the_same_command_with_resume_auto(t
     alone = tmp_path / "alone"
     run(alone, *DQN, "seed=1")
     assert_same_run(folder / "1_seed=1", alone)
+
+
+def test_a_job_folder_deleted_mid_sweep_stops_the_sweep_in_one_line_whose_command_finishes_it(tmp_path):
+    folder = tmp_path / "sweep"
+    process = sweep(folder, *DQN, "seed=0,1")
+    job = folder / "1_seed=1"
+    wait_for_checkpoints(process, job, 1)
+    while job.exists():  # the job may be writing as it goes
+        shutil.rmtree(job, ignore_errors=True)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 1 and "Traceback" not in stderr, stderr[-3000:]
+    line = stderr.strip().splitlines()[-1]
+    assert re.fullmatch(
+        rf"rlfw: the run folder {re.escape(str(job))} was deleted while the run trained at [\d,]+ env steps; no"
+        r" checkpoint to go on from; resume with: .* resume=auto hydra\.sweep\.dir=.*",
+        line,
+    ), line
+    assert not job.exists()  # not made again by a late write
+    command = shlex.split(line.split("resume with: ", 1)[1])
+    finished = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True)
+    assert finished.returncode == 0 and "Sweep summary (2 runs;" in finished.stdout, finished.stderr[-2000:]
 
 
 def test_an_interrupted_optuna_search_goes_on_with_the_study_in_its_folder(tmp_path):

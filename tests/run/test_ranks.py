@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import re
 import shlex
 import signal
 import socket
@@ -146,3 +147,24 @@ def test_sigterm_to_rank_zero_stops_both_ranks_at_one_checkpoint_and_the_resume_
     resumed = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert_same_run(stopped, whole_ddp_run)
+
+
+def test_a_killed_rank_stops_the_other_in_one_line_whose_command_resumes_exactly(tmp_path, whole_ddp_run):
+    folder = tmp_path / "rank_killed"
+    process = start_ddp(folder)
+    wait_for_checkpoints(process, folder, 1)
+    rank_one = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
+    assert len(rank_one) == 1, rank_one  # the process Lightning started for rank 1
+    os.kill(int(rank_one[0]), signal.SIGKILL)
+    _, stderr = process.communicate(timeout=120)  # rank 0 does not wait for it
+    assert process.returncode == 1 and "Traceback" not in stderr, stderr[-3000:]
+    line = stderr.strip().splitlines()[-1]
+    assert re.fullmatch(
+        r"rlfw: rank 0 lost the other ranks of this ddp run \(Connection [a-z ]+\) at [\d,]+ env steps; newest whole"
+        rf" checkpoint: {re.escape(str(folder / 'checkpoints' / 'last.ckpt'))}; resume with: .*",
+        line,
+    ), line
+    command = shlex.split(line.split("resume with: ", 1)[1])
+    resumed = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert_same_run(folder, whole_ddp_run)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
+import resource
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,7 @@ from rlfw.config.preflight import check_folder
 from rlfw.errors import ConfigError
 from rlfw.state.resume import prepare_resume
 from tests.helpers import config, run
+from tests.state.test_resume import assert_same_run
 
 ARGS = (
     "algo=dqn",
@@ -118,6 +123,42 @@ def test_a_truncated_replay_is_refused_in_one_line_naming_the_older_intact_check
     assert str(err.value).endswith(f"; {older} is intact: resume from it with \"resume='{older}'\"")
     assert "\n" not in str(err.value)
     assert check_folder(config(*ARGS, "total_env_steps=4000", f"resume='{older}'"), tmp_path / "run")
+
+
+def test_a_checkpoint_the_disk_cannot_hold_ends_in_one_line_and_the_one_before_resumes(tmp_path):
+    """A full disk, made by a file size limit (Python ignores SIGXFSZ, so a write past it fails with
+    EFBIG where one past a full disk fails with ENOSPC) between the sizes of the last two replay
+    files, so the run fails writing its last checkpoint. A small network keeps the .ckpt files under it."""
+    args = (*ARGS, "network.encoder.hidden=[16]")
+    whole = tmp_path / "whole"
+    run(whole, *args)
+    sizes = sorted(p.stat().st_size for p in (whole / "checkpoints").glob("*.replay"))
+    assert len(sizes) == 2 and sizes[0] < sizes[1] and (whole / "checkpoints" / "last.ckpt").stat().st_size < sizes[0]
+    limit = (sizes[0] + sizes[1]) // 2
+    full = tmp_path / "full"
+    result = subprocess.run(
+        [sys.executable, "-m", "rlfw", *args, f"hydra.run.dir={full}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+    )
+    last = full / "checkpoints" / "last.ckpt"
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert re.fullmatch(
+        r"rlfw: could not write the checkpoint env_steps=000000003000\.ckpt: File too large at 3,000 env steps;"
+        rf" newest whole checkpoint: {re.escape(str(last))}; resume with: .* resume=auto hydra\.run\.dir=.*",
+        result.stderr.strip().splitlines()[-1],
+    ), result.stderr[-1000:]
+    files = sorted(p.name for p in last.parent.iterdir())  # nothing partial is left
+    assert files == [
+        "best.ckpt",
+        *(f"env_steps=00000000{n}.{x}" for n in (2048, 2560) for x in ("ckpt", "replay")),
+        "last.ckpt",
+    ]
+    assert torch.load(last, weights_only=False)["run"]["env_steps"] == 2560  # the one before
+    run(full, *args, "resume=auto")
+    assert_same_run(full, whole)
 
 
 def test_a_new_run_is_refused_in_a_folder_that_holds_one(finished):
