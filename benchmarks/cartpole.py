@@ -2,8 +2,8 @@
 
     pip install -e ".[bench]" && python benchmarks/cartpole.py [--algos ppo dqn] [--seeds 0 1 2]
 
-Both sides run the same protocol, each run in its own process with one torch thread, one at a time:
-train with each side's CartPole-v1 defaults (SB3: RL Zoo's hyperparameters; rlfw: its shipped
+Both sides run the same protocol (benchmarks/time_to_score.py), each run in its own process with one
+torch thread, one at a time: train with each side's CartPole-v1 defaults (SB3: RL Zoo's hyperparameters; rlfw: its shipped
 conf/tuned/, which say where they differ from RL Zoo's), evaluate the greedy policy every 5,000 env
 steps on 10 episodes (a 10-env vector on both sides), stop once the mean return reaches 475 or the
 budget (100k env steps) runs out. Wall seconds are measured inside the process around training
@@ -13,13 +13,9 @@ budget (100k env steps) runs out. Wall seconds are measured inside the process a
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
+
+from time_to_score import Run, compare, learn_sb3, run_child
+from time_to_score import run_rlfw as run_rlfw_with
 
 SOLVED, BUDGET, EVAL_EVERY, EVAL_EPISODES = 475.0, 100_000, 5_000, 10
 
@@ -41,43 +37,17 @@ SB3_DQN = dict(
 )
 
 
-def run_rlfw(algo: str, seed: int) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "rlfw",
-                f"algo={algo}",
-                "env=cartpole",
-                f"seed={seed}",
-                "threads=1",
-                f"hydra.run.dir={tmp}",
-            ],
-            check=True,
-            capture_output=True,
-        )
-        summary = json.loads((Path(tmp) / "summary.json").read_text())
-    return {
-        "solved": summary["solved"],
-        "env_steps": summary["env_steps"],
-        "wall_s": summary["wall_seconds"],
-        "steps_per_s": summary["steps_per_second"],
-    }
+def run_rlfw(algo: str, seed: int) -> Run:
+    return run_rlfw_with(f"algo={algo}", "env=cartpole", f"seed={seed}")
 
 
-def run_sb3(algo: str, seed: int) -> dict:
-    """Runs in a child process (``--sb3``) so that both sides start from a fresh interpreter."""
-    out = subprocess.run(
-        [sys.executable, __file__, "--sb3", algo, str(seed)], check=True, capture_output=True, text=True
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def run_sb3(algo: str, seed: int) -> Run:
+    return run_child(__file__, algo, str(seed))
 
 
 def sb3_child(algo: str, seed: int) -> None:
     import torch
     from stable_baselines3 import DQN, PPO
-    from stable_baselines3.common.callbacks import EvalCallback, StopTrainingOnRewardThreshold
     from stable_baselines3.common.env_util import make_vec_env
 
     torch.set_num_threads(1)
@@ -96,29 +66,7 @@ def sb3_child(algo: str, seed: int) -> None:
         env = make_vec_env("CartPole-v1", n_envs=1, seed=seed)
         model = DQN("MlpPolicy", env, seed=seed, device="cpu", **SB3_DQN)
     eval_env = make_vec_env("CartPole-v1", n_envs=EVAL_EPISODES, seed=seed + 1_000_003)
-    stop = StopTrainingOnRewardThreshold(reward_threshold=SOLVED, verbose=0)
-    evaluator = EvalCallback(
-        eval_env,
-        callback_on_new_best=stop,
-        n_eval_episodes=EVAL_EPISODES,
-        eval_freq=max(1, EVAL_EVERY // env.num_envs),
-        deterministic=True,
-        verbose=0,
-    )
-    started = time.perf_counter()
-    model.learn(total_timesteps=BUDGET, callback=evaluator)
-    wall = time.perf_counter() - started
-    steps = model.num_timesteps
-    print(
-        json.dumps(
-            {
-                "solved": bool(evaluator.best_mean_reward >= SOLVED),
-                "env_steps": steps,
-                "wall_s": wall,
-                "steps_per_s": steps / wall,
-            }
-        )
-    )
+    learn_sb3(model, BUDGET, eval_env, SOLVED, EVAL_EVERY, EVAL_EPISODES)
 
 
 def main() -> None:
@@ -130,28 +78,7 @@ def main() -> None:
     if args.sb3:
         return sb3_child(args.sb3[0], int(args.sb3[1]))
 
-    print(f"{'algo':5} {'framework':9} {'seed':>4} {'solved':>6} {'env steps':>9} {'wall s':>7} {'steps/s':>8}")
-    for algo in args.algos:
-        medians = {}
-        for name, runner in (("rlfw", run_rlfw), ("sb3", run_sb3)):
-            runs = []
-            for seed in args.seeds:
-                r = runner(algo, seed)
-                runs.append(r)
-                print(
-                    f"{algo:5} {name:9} {seed:4d} {r['solved']!s:>6} {r['env_steps']:9d} {r['wall_s']:7.1f} {r['steps_per_s']:8.0f}",
-                    flush=True,
-                )
-            medians[name] = {k: statistics.median(r[k] for r in runs) for k in ("wall_s", "env_steps", "steps_per_s")}
-            medians[name]["solved"] = sum(r["solved"] for r in runs)
-        rl, sb = medians["rlfw"], medians["sb3"]
-        print(
-            f"{algo}: median wall s to 475: rlfw {rl['wall_s']:.1f} vs SB3 {sb['wall_s']:.1f} (ratio {rl['wall_s'] / sb['wall_s']:.2f}); "
-            f"median env steps {rl['env_steps']:.0f} vs {sb['env_steps']:.0f}; "
-            f"median steps/s {rl['steps_per_s']:.0f} vs {sb['steps_per_s']:.0f} (ratio {rl['steps_per_s'] / sb['steps_per_s']:.2f}); "
-            f"solved {rl['solved']}/{len(args.seeds)} vs {sb['solved']}/{len(args.seeds)}\n",
-            flush=True,
-        )
+    compare(args.algos, args.seeds, {"rlfw": run_rlfw, "sb3": run_sb3}, "475")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ BAD = [
     (
         ["env=nope"],
         "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, catch, gym, halfcheetah, hopper,"
-        " humanoid, inverted_pendulum, mujoco, pendulum, pong, walker2d",
+        " humanoid, inverted_pendulum, minatar, mujoco, pendulum, pong, walker2d",
     ),
     (["loss.name=bogus"], "loss.name='bogus': not a registered loss; valid: a2c, double_dqn, dqn, ppo"),
     (["env=gym", "env.id=NoSuch-v0"], "env.id='NoSuch-v0': not a registered gymnasium id"),

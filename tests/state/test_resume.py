@@ -43,7 +43,7 @@ CONTINUOUS = (
     "eval.every=2048",
 )
 # an off-policy actor-critic: twin critics, Polyak-averaged target critics, the learned temperature
-SAC = ("algo=sac", "env=pendulum", "total_env_steps=3000", "replay.learning_starts=500", "eval.every=1000")
+SAC = ("algo=sac", "env=pendulum", "total_env_steps=2500", "replay.learning_starts=500", "eval.every=1000")
 COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")
 
 
