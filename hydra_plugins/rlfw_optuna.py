@@ -41,10 +41,10 @@ class RlfwOptunaSweeper(Sweeper):
         sweep.mkdir(parents=True, exist_ok=True)
         if self.optuna.storage is None:
             self.optuna.storage = f"sqlite:///{sweep / STUDY}"
-        self.study()  # the study exists before the definition a rerun is checked against
+        self.study = self.open_study()  # it exists before the definition a rerun is checked against
         OmegaConf.save(config, sweep / "multirun.yaml")  # as Hydra's basic sweeper does
 
-    def study(self) -> Any:
+    def open_study(self) -> Any:
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -58,7 +58,7 @@ class RlfwOptunaSweeper(Sweeper):
     def sweep(self, arguments: list[str]) -> None:
         from optuna.trial import TrialState
 
-        study = self.study()
+        study = self.study
         stopped = [t for t in study.trials if t.state == TrialState.RUNNING]
         if stopped:
             self.run_again(study, stopped, arguments)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import shlex
 import struct
 import subprocess
 import sys
@@ -162,3 +163,10 @@ def wandb_records(run_dir: Path) -> dict:
         elif kind_of == "artifact":
             out["artifacts"].append((record.artifact.name, record.artifact.type))
     return out
+
+
+def run_printed(line: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Runs the command a stop line ends with (``... resume with: python -m rlfw ...``), as a user would."""
+    command = shlex.split(line.split("resume with: ", 1)[1])
+    assert command[:3] == [Path(sys.executable).name, "-m", "rlfw"], command
+    return subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, cwd=cwd)

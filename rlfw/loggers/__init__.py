@@ -15,8 +15,8 @@ class ContinuedWriter(ExperimentWriter):
     """Lightning's metrics.csv writer, except that it appends to a metrics.csv already in the run
     folder instead of deleting it: a resumed run's (``rlfw.state.resume.keep_metric_rows`` cut it to the
     checkpoint's rows). A new run never starts in a folder holding one (``rlfw.config.preflight``).
-    It writes nothing once the run folder is gone (deleted under the run, which stops at its next safe
-    point): a metrics.csv alone would make the folder again, looking like a run."""
+    It writes nothing once the run folder is gone (deleted under the run, which stops at its next
+    checkpoint or evaluation): a metrics.csv alone would make the folder again, looking like a run."""
 
     def _check_log_dir_exists(self) -> None:
         if self._fs.isfile(self.metrics_file_path):

@@ -70,8 +70,6 @@ class Checkpoints(pl.Callback):
     def on_safe_point(self, trainer: pl.Trainer, module, stopping: bool) -> None:
         """Called by ``RLModule`` between update phases: a checkpoint when one is due or the run stops.
         Every rank of a ddp run calls it at the same points; rank 0's clock decides for all."""
-        if trainer.is_global_zero and not self.dir.parent.is_dir():  # writing on would make what looks like a run
-            raise self.folder_gone()
         due = self.due(module)
         if trainer.world_size > 1:
             due = trainer.strategy.broadcast(due, src=0)
@@ -132,12 +130,9 @@ class Checkpoints(pl.Callback):
         except OSError as err:
             for path in written:
                 path.unlink()
-            if not self.dir.parent.is_dir():
-                raise self.folder_gone() from err
+            if not self.dir.parent.is_dir():  # deleted under the run: not made again, which would look like a run
+                raise RunError(f"the run folder {self.dir.parent} was deleted while the run trained") from err
             raise RunError(f"could not write the checkpoint {files[-1][1].name}: {err.strerror or err}") from err
-
-    def folder_gone(self) -> RunError:
-        return RunError(f"the run folder {self.dir.parent} was deleted while the run trained")
 
     def _link_last(self, path: Path) -> None:
         temporary = self.dir / (LAST + ".partial")

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from rlfw.testing import run
-from tests.helpers import run_cli
+from tests.helpers import run_cli, run_printed
 from tests.state.test_resume import assert_same_run, wait_for_checkpoints
 
 DQN = (
@@ -96,8 +96,7 @@ def test_a_job_folder_deleted_mid_sweep_stops_the_sweep_in_one_line_whose_comman
         line,
     ), line
     assert not job.exists()  # not made again by a late write
-    command = shlex.split(line.split("resume with: ", 1)[1])
-    finished = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True)
+    finished = run_printed(line)
     assert finished.returncode == 0 and "Sweep summary (2 runs;" in finished.stdout, finished.stderr[-2000:]
 
 

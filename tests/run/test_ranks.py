@@ -4,7 +4,6 @@ import csv
 import json
 import os
 import re
-import shlex
 import signal
 import socket
 import subprocess
@@ -13,7 +12,7 @@ import sys
 import pytest
 import torch
 
-from tests.helpers import ROOT, run_cli
+from tests.helpers import ROOT, run_cli, run_printed
 from tests.state.test_resume import assert_same_run, wait_for_checkpoints
 
 
@@ -143,8 +142,7 @@ def test_sigterm_to_rank_zero_stops_both_ranks_at_one_checkpoint_and_the_resume_
     assert line.startswith("rlfw: stopped by SIGTERM at ") and "resume=auto" in line, line
     newest = max((stopped / "checkpoints").glob("env_steps=*.ckpt"))
     assert (stopped / "checkpoints" / newest.name.replace(".ckpt", ".rank1.state")).is_file()
-    command = shlex.split(line.split("resume with: ", 1)[1])
-    resumed = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, cwd=tmp_path)
+    resumed = run_printed(line, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert_same_run(stopped, whole_ddp_run)
 
@@ -164,7 +162,6 @@ def test_a_killed_rank_stops_the_other_in_one_line_whose_command_resumes_exactly
         rf" checkpoint: {re.escape(str(folder / 'checkpoints' / 'last.ckpt'))}; resume with: .*",
         line,
     ), line
-    command = shlex.split(line.split("resume with: ", 1)[1])
-    resumed = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, cwd=tmp_path)
+    resumed = run_printed(line, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert_same_run(folder, whole_ddp_run)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import random
 import re
 import shlex
@@ -19,6 +18,7 @@ import pytest
 import torch
 
 from rlfw.testing import run
+from tests.helpers import run_printed
 
 # Small runs (a smaller network than the tuned one), each with 3+ checkpoints and evaluations.
 DQN = (
@@ -129,9 +129,8 @@ def test_sigterm_checkpoints_and_the_resume_it_prints_ends_as_the_uninterrupted_
     assert re.match(r"rlfw: stopped by SIGTERM at [\d,]+ env steps; checkpoint: .*last\.ckpt; resume with: ", line), (
         line
     )
-    command = shlex.split(line.split("resume with: ", 1)[1])
-    assert command[:3] == [Path(sys.executable).name, "-m", "rlfw"] and "resume=auto" in command
-    resumed = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, env=os.environ)
+    assert "resume=auto" in shlex.split(line)
+    resumed = run_printed(line)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert_same_run(stopped, uninterrupted(overrides))
 
