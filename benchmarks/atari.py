@@ -7,7 +7,8 @@ threads (rlfw: its Atari defaults; SB3: torch's, every core). The runs of a part
 by repeat. Prints each repeat, then medians and ratios. Run it on a quiet machine: other busy
 processes skew every figure here.
 
-- envs: agent steps/s with 8 envs and random actions, for each rlfw backend (env only), and rlfw's
+- envs: agent steps/s with 8 envs and random actions, for each rlfw backend and for EnvPool where it
+  is installed (env only, the same protocol: 30 no-ops, lives, clipped rewards), and rlfw's
   collector (act, step, store into the PPO rollout) with a free policy and with the real network,
   each against env-only steps on the same envs, taken in turns with it in the same process;
 - ppo: training env steps/s over the same env steps, rlfw's tuned PPO (conf/tuned/ppo_pong.yaml)
@@ -22,6 +23,7 @@ processes skew every figure here.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
 import subprocess
@@ -51,9 +53,26 @@ def env_rate(backend: str) -> dict:
     import numpy as np
 
     from rlfw.env.atari import AtariEnv
+    from rlfw.machine import cores
 
-    envs = AtariEnv("pong", backend=backend).make(ENVS)
-    envs.reset(seed=0)
+    if backend == "envpool":  # rlfw's training protocol, on EnvPool's own thread pool
+        import envpool
+
+        envs = envpool.make(
+            "Pong-v5",
+            env_type="gymnasium",
+            num_envs=ENVS,
+            num_threads=cores(),
+            seed=0,
+            episodic_life=True,
+            reward_clip=True,
+            repeat_action_probability=0.0,
+            noop_max=30,
+        )
+        envs.reset()
+    else:
+        envs = AtariEnv("pong", backend=backend).make(ENVS)
+        envs.reset(seed=0)
     actions = np.random.default_rng(0).integers(6, size=(2000, ENVS))
     started = time.perf_counter()
     for a in actions:
@@ -69,7 +88,7 @@ def collector_rate(policy: str) -> dict:
     import numpy as np
     import torch
 
-    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets OMP_WAIT_POLICY before torch loads)
+    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
     from rlfw.config.build import build_parts
     from rlfw.config.preflight import composed
     from rlfw.machine import cores
@@ -81,7 +100,14 @@ def collector_rate(policy: str) -> dict:
     net, n = parts.net, parts.env.spec.num_actions
     if policy == "free":  # what the collector itself costs: a policy that computes nothing
         outputs = {"logits": torch.zeros(ENVS, n), "value": torch.zeros(ENVS)}
-        net = lambda obs: outputs  # noqa: E731
+
+        class Free:
+            distribution, mode = net.distribution, net.mode  # the real head's, over free outputs
+
+            def __call__(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+                return outputs
+
+        net = Free()
     envs = parts.env.make(ENVS)
     collector = Collector(envs, net, parts.explore, parts.replay, 0, torch.device("cpu"))
     actions = np.random.default_rng(0).integers(n, size=(BLOCK, ENVS))
@@ -265,14 +291,21 @@ def main() -> None:
     r = args.repeats
     if "envs" in args.parts:
         print(f"Env and collection rates, Pong, {ENVS} envs (agent steps/s, median of {r}):")
-        ale, gymnasium, free, real = medians_of(
+        envpool = [("env", ["envpool"], "EnvPool, env only")] if importlib.util.find_spec("envpool") else []
+        ale, gymnasium, free, real, *pool = medians_of(
             [
                 ("env", ["ale"], "ale backend, env only"),
                 ("env", ["gymnasium"], "gymnasium backend, env only"),
                 ("collector", ["free"], "collector, free policy (ale)"),
                 ("collector", ["real"], "collector, Nature CNN acting (ale)"),
+                *envpool,
             ],
             r,
+        )
+        print(
+            f"envs: EnvPool {pool[0]['steps_per_s']:.0f} (ale / EnvPool {ale['steps_per_s'] / pool[0]['steps_per_s']:.2f})"
+            if pool
+            else "envs: EnvPool not installed (pip install envpool==1.2.5 to measure it)"
         )
         print(
             f"envs: ale {ale['steps_per_s']:.0f}, gymnasium {gymnasium['steps_per_s']:.0f} (ale / gymnasium"

@@ -35,6 +35,8 @@ def run_rlfw(*overrides: str) -> Run:
         "env_steps": summary["env_steps"],
         "wall_s": summary["wall_seconds"],
         "steps_per_s": summary["steps_per_second"],
+        "evals": summary["evals"],
+        "train_return": summary["train_episode_return_last_100"],
         "curve": curve,
     }
 

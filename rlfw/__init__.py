@@ -3,11 +3,13 @@
 import os
 from importlib.metadata import version
 
-# Torch's OpenMP threads spin for a while after each parallel region by default, and rlfw's loop
-# hands the cores back and forth between torch (acting, learning) and env threads (ale-py) many
-# times a second: spinning threads take the env threads' cores (docs/results.md has the figures).
-# Set before torch is imported; a user's own setting wins.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Torch's OpenMP threads wait for the next parallel region by spinning, about 3 ms by default:
+# long enough to take the cores of the env threads (ale-py) that rlfw's loop hands them to many
+# times a second; sleeping at once (OMP_WAIT_POLICY=PASSIVE) makes every small op wake them. A
+# short spin covers the gaps between one forward's ops, not an env step (docs/results.md has the
+# figures). Set before torch is imported (libgomp reads it once); a user's own setting wins.
+if "OMP_WAIT_POLICY" not in os.environ:
+    os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 from rlfw.registry import register
 

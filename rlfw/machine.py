@@ -18,6 +18,18 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+def native_bf16() -> str | None:
+    """The CPU's bf16 instructions (``amx_bf16``, ``avx512_bf16``), or None where it has neither or
+    Linux's /proc/cpuinfo cannot say. oneDNN runs bf16 on any AVX-512 CPU, but without these it
+    emulates them, slower than fp32."""
+    try:
+        flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
+    except (OSError, StopIteration):
+        return None
+    found = [f for f in ("amx_bf16", "avx512_bf16") if f in flags.split()]
+    return ", ".join(found) or None
+
+
 def available_bytes() -> int | None:
     """The kernel's estimate of memory available to a new allocation (None where unknown)."""
     try:

@@ -1,7 +1,7 @@
 """A trained policy as one self-contained file: TorchScript or ONNX, with a JSON beside it.
 
 The file maps a batch of observations, as the env gives them (uint8 pixels stay uint8), to the
-greedy actions: the network with everything it keeps (pixel scaling, statistics held as buffers)
+greedy actions, computed in fp32 (a run's bf16 convolutions too): the network with everything it keeps (pixel scaling, statistics held as buffers)
 and the head's own ``mode`` (argmax Q, the policy's most likely action). The JSON says what goes in
 and what comes out.
 """
@@ -22,6 +22,7 @@ from torch import nn
 
 from rlfw.agent.load import Agent
 from rlfw.errors import ConfigError
+from rlfw.network.encoder.cnn import fp32
 
 FORMATS = {"torchscript": ".pt", "onnx": ".onnx"}
 ONNX_NEEDS = ("onnx", "onnxscript", "onnxruntime")  # torch's ONNX exporter, and onnxruntime to check the file
@@ -64,14 +65,15 @@ def export(agent: Agent, fmt: str, out: Path) -> tuple[Path, Path]:
     require_format(fmt)
     policy = Policy(agent.net, agent.spec.action_space).to("cpu").eval()
     out.parent.mkdir(parents=True, exist_ok=True)
-    with torch.no_grad():
-        if fmt == "torchscript":
-            with warnings.catch_warnings():  # torch 2.13 deprecates TorchScript; the user asked for it
-                warnings.simplefilter("ignore", DeprecationWarning)
-                torch.jit.trace(policy, example(agent)).save(str(out))
-        else:
-            onnx(policy, example(agent), out)
-    verify(agent, fmt, out)
+    with fp32(agent.net):  # the file, and the agent it is checked against
+        with torch.no_grad():
+            if fmt == "torchscript":
+                with warnings.catch_warnings():  # torch 2.13 deprecates TorchScript; the user asked for it
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    torch.jit.trace(policy, example(agent)).save(str(out))
+            else:
+                onnx(policy, example(agent), out)
+        verify(agent, fmt, out)
     spec = out.with_name(out.name + ".json")
     spec.write_text(json.dumps(description(agent, fmt, out), indent=2))
     return out, spec

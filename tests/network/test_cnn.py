@@ -5,7 +5,7 @@ import torch
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
-from rlfw.network.encoder.cnn import NatureCNN
+from rlfw.network.encoder.cnn import NatureCNN, fp32
 
 
 def image_spec(shape) -> EnvSpec:
@@ -24,11 +24,42 @@ def test_nature_cnn_scales_uint8_pixels_inside():
 
 def test_channels_last_changes_memory_order_not_results():
     torch.manual_seed(0)
-    cnn = NatureCNN(image_spec((4, 84, 84)), channels_last=False)
+    cnn = NatureCNN(image_spec((4, 84, 84)), channels_last=False, precision="fp32")
     pixels = torch.randint(0, 256, (5, 4, 84, 84), dtype=torch.uint8)
     expected = cnn(pixels)
     cnn.channels_last = True
     torch.testing.assert_close(cnn(pixels), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_bf16_convolutions_give_fp32_features_close_to_fp32_and_gradients():
+    torch.manual_seed(0)
+    cnn = NatureCNN(image_spec((4, 84, 84)), precision="fp32")
+    pixels = torch.randint(0, 256, (8, 4, 84, 84), dtype=torch.uint8)
+    expected = cnn(pixels)
+    cnn.bf16 = True
+    out = cnn(pixels)
+    assert out.dtype == torch.float32 and not torch.equal(out, expected)  # bf16 arithmetic ran
+    torch.testing.assert_close(out, expected, rtol=0.05, atol=0.02)  # bf16 keeps 8 bits of mantissa
+    out.sum().backward()
+    assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in cnn.parameters())
+
+
+@pytest.mark.parametrize("instructions, bf16", [("amx_bf16, avx512_bf16", True), (None, False)])
+def test_auto_precision_is_bf16_where_the_cpu_has_bf16_instructions(monkeypatch, caplog, instructions, bf16):
+    monkeypatch.setattr("rlfw.network.encoder.cnn.native_bf16", lambda: instructions)
+    with caplog.at_level("INFO", logger="rlfw"):
+        cnn = NatureCNN(image_spec((4, 84, 84)))
+    assert cnn.bf16 is bf16
+    assert ("bf16 convolutions on the CPU (amx_bf16, avx512_bf16)" if bf16 else "fp32 (no bf16") in caplog.text
+    assert NatureCNN(image_spec((4, 84, 84)), precision="fp32").bf16 is False
+
+
+def test_fp32_block_turns_bf16_off_inside_and_back_on_after():
+    cnn = NatureCNN(image_spec((4, 84, 84)), precision="bf16")
+    net = torch.nn.Sequential(cnn, torch.nn.Linear(512, 3))
+    with fp32(net):
+        assert cnn.bf16 is False
+    assert cnn.bf16 is True
 
 
 def test_leading_axes_are_input_channels():
@@ -43,6 +74,7 @@ def test_leading_axes_are_input_channels():
         ((4,), {}, "needs image observations"),
         ((2, 10, 5), {}, "10x5 images are too small for kernels [8, 4, 3]"),
         ((4, 84, 84), {"channels": [32], "kernels": [8, 4]}, "one entry per conv layer"),
+        ((4, 84, 84), {"precision": "fp16"}, "one of auto (bf16 where the CPU has bf16 instructions), fp32, bf16"),
     ],
 )
 def test_refuses_what_it_cannot_read(shape, values, message):

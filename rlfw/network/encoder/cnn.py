@@ -3,20 +3,31 @@
 Observations arrive as uint8 (env, replay and the transfer to the device stay 8-bit) and are scaled
 to [0, 1] here. Leading axes before height and width (a frame stack, colour channels) are the conv's
 input channels: ``[B, stack, H, W]`` and ``[B, stack, C, H, W]`` both work.
+
+``precision``: the convolutions' arithmetic on the CPU. ``auto`` is bf16 where the CPU has bf16
+instructions (AMX, AVX-512 BF16; ``rlfw.machine.native_bf16``) and fp32 elsewhere; the fully
+connected layer and everything after it stay fp32 (docs/results.md has the speeds and the learning
+comparison). GPUs run fp32 here; ``trainer.precision=bf16-mixed`` is theirs.
 """
 
 from __future__ import annotations
 
+import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import torch
 from torch import nn
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
+from rlfw.machine import native_bf16
 from rlfw.network.encoder import Encoder
 from rlfw.registry import register
+
+log = logging.getLogger("rlfw")
+PRECISIONS = ("auto", "fp32", "bf16")
 
 
 def conv_out(size: int, kernels: Sequence[int], strides: Sequence[int]) -> int:
@@ -35,6 +46,7 @@ class NatureCNN(Encoder):
         strides: Sequence[int] = (4, 2, 1),
         hidden: int = 512,
         channels_last: bool = True,
+        precision: str = "auto",
     ):
         super().__init__()
         require(
@@ -60,6 +72,12 @@ class NatureCNN(Encoder):
             " set smaller network.encoder.kernels/strides",
         )
         require(hidden >= 1, "network.encoder.hidden", hidden, "units of the fully connected layer, >= 1")
+        require(
+            precision in PRECISIONS,
+            "network.encoder.precision",
+            precision,
+            "one of auto (bf16 where the CPU has bf16 instructions), fp32, bf16",
+        )
         layers, c = [], math.prod(lead)
         for out, k, s in zip(channels, kernels, strides, strict=True):
             layers += [nn.Conv2d(c, out, k, s), nn.ReLU()]
@@ -68,9 +86,34 @@ class NatureCNN(Encoder):
         self.fc = nn.Sequential(nn.Flatten(), nn.Linear(c * out_h * out_w, hidden), nn.ReLU())
         self.in_channels, self.out_dim = math.prod(lead), hidden
         self.channels_last = channels_last
+        self.bf16 = precision == "bf16"
+        if precision == "auto":
+            instructions = native_bf16()
+            self.bf16 = instructions is not None
+            log.info(
+                "network.encoder.precision=auto: %s",
+                f"bf16 convolutions on the CPU ({instructions})" if self.bf16 else "fp32 (no bf16 instructions found)",
+            )
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         x = obs.reshape(obs.shape[0], self.in_channels, *obs.shape[-2:])
         if self.channels_last:  # reordered while still 8-bit: a quarter of the bytes to move
             x = x.contiguous(memory_format=torch.channels_last)
-        return self.fc(self.convs(x.to(torch.float32, copy=True).div_(255.0)))  # a copy: never scale the caller's obs
+        x = x.to(torch.float32, copy=True).div_(255.0)  # a copy: never scale the caller's obs
+        with torch.autocast("cpu", torch.bfloat16, enabled=self.bf16 and x.device.type == "cpu"):
+            features = self.convs(x)
+        return self.fc(features.float())
+
+
+@contextmanager
+def fp32(net: nn.Module) -> Iterator[None]:
+    """Every conv encoder in ``net`` computes in fp32 inside the block (an exported file: ONNX
+    runtimes' CPU convolutions take no bf16)."""
+    bf16 = [m for m in net.modules() if isinstance(m, NatureCNN) and m.bf16]
+    for m in bf16:
+        m.bf16 = False
+    try:
+        yield
+    finally:
+        for m in bf16:
+            m.bf16 = True
