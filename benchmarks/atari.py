@@ -1,6 +1,6 @@
 """rlfw vs Stable-Baselines3 on Atari Pong: env and collection rates, PPO and DQN training speed, replay memory.
 
-    pip install -e ".[bench]" && python benchmarks/atari.py [--parts envs ppo dqn memory] [--repeats 3] [--epsilons 1.0 0.01]
+    pip install -e ".[bench]" && python benchmarks/atari.py [--parts envs ppo floor dqn memory] [--repeats 3] [--epsilons 1.0 0.01]
 
 Every measurement runs in a fresh child process, one at a time, with each side's defaults for
 threads (rlfw: its Atari defaults; SB3: torch's, every core). The runs of a part take turns, repeat
@@ -13,7 +13,12 @@ processes skew every figure here.
   each against env-only steps on the same envs, taken in turns with it in the same process;
 - ppo: training env steps/s over the same env steps, rlfw's tuned PPO (conf/tuned/ppo_pong.yaml)
   against SB3 PPO with RL Zoo's Atari values and wrappers (make_atari_env, VecFrameStack 4, 8 envs);
-- dqn: the same for DQN (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
+  rlfw runs with its default precision and, on a CPU with bf16 instructions (where that default is
+  bf16 convolutions), with fp32 convolutions as well;
+- floor: PPO's floor, the env steps/s the network, optimizer and envs allow with no overhead at all
+  (``ppo_floor``), in fp32 and, where the CPU has bf16 instructions, bf16; against SB3's PPO rate
+  when the ppo part ran before it;
+- dqn: the same for DQN, with the fp32 row too (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
   from step 1,000 so that the measured steps include updates, at two fixed epsilons: 1.0 (how a run
   starts; both skip the Q forward when acting at random) and 0.01 (the last 90% of a 10M-step run);
 - memory: resident memory of rlfw's filled 1M-transition Pong replay, and what SB3's ReplayBuffer
@@ -49,6 +54,21 @@ def rss_bytes() -> int:
 
 
 # -- children -------------------------------------------------------------------------------------
+def cpu() -> dict:
+    """The CPU, asked in a child: importing rlfw sets GOMP_SPINCOUNT, which SB3's children must not inherit."""
+    from rlfw.machine import cores, native_bf16
+
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        "unknown",
+    )
+    return {"model": model, "cores": cores(), "bf16": native_bf16()}
+
+
 def env_rate(backend: str) -> dict:
     import numpy as np
 
@@ -128,13 +148,64 @@ def collector_rate(policy: str) -> dict:
     }
 
 
-def rlfw_training(algo: str, epsilon: str | None = None) -> dict:
+def ppo_floor(precision: str) -> dict:
+    """What rlfw's tuned PPO on Pong can reach with no overhead at all: per 1,024 env steps (8 envs x
+    128) it needs 16 gradient steps at batch 256 (4 epochs x 4 minibatches), 128 acting forwards at
+    batch 8 and 128 steps of the 8 envs. Each is timed alone on the real network, optimizer and envs
+    (medians of 5 rounds); the floor is 1,024 env steps over their sum. The gradient step's loss is a
+    stand-in of the same shape (PPO's terms cost nothing next to the network)."""
+    import numpy as np
+    import torch
+
+    import rlfw  # noqa: F401  (first, as in collector_rate)
+    from rlfw.config.build import build_parts
+    from rlfw.config.preflight import composed
+    from rlfw.machine import cores
+
+    cfg = composed("algo=ppo", "env=pong", f"network.encoder.precision={precision}")
+    parts = build_parts(cfg)
+    torch.set_num_threads(cfg["threads"] or cores())
+    net, envs = parts.net, parts.env.make(ENVS)
+    optimizer = parts.optim.build(net, parts.loss)
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    batch, acting = (torch.from_numpy(rng.integers(0, 256, (n, 4, 84, 84), dtype=np.uint8)) for n in (256, ENVS))
+
+    def gradient_step() -> None:
+        out = net(batch)
+        (out["logits"].logsumexp(-1).mean() + out["value"].square().mean()).backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+        optimizer.step()
+        optimizer.zero_grad()
+
+    def act() -> None:
+        with torch.no_grad():
+            net.distribution(net(acting)).sample()
+
+    def env_step() -> None:
+        envs.step(rng.integers(6, size=ENVS))
+
+    def timed(f, n: int) -> float:
+        f()
+        started = time.perf_counter()
+        for _ in range(n):
+            f()
+        return (time.perf_counter() - started) / n
+
+    rounds = [(timed(gradient_step, 16), timed(act, 128), timed(env_step, 128)) for _ in range(5)]
+    g, a, e = (statistics.median(r[i] for r in rounds) for i in range(3))
+    per_1024 = 16 * g + 128 * a + 128 * e
+    return {"steps_per_s": 1024 / per_1024, "gradient_ms": g * 1e3, "act_ms": a * 1e3, "env_ms": e * 1e3}
+
+
+def rlfw_training(algo: str, epsilon: str, precision: str) -> dict:
     steps = PPO_STEPS if algo == "ppo" else DQN_STEPS
     extra = (
         []
         if algo == "ppo"
         else [f"replay.learning_starts={DQN_STARTS}", f"explore.start={epsilon}", f"explore.end={epsilon}"]
     )
+    extra.append(f"network.encoder.precision={precision}")
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
             [
@@ -250,8 +321,10 @@ def sb3_memory() -> dict:
 
 
 CHILDREN = {
+    "cpu": cpu,
     "env": env_rate,
     "collector": collector_rate,
+    "floor": ppo_floor,
     "rlfw": rlfw_training,
     "sb3": sb3_training,
     "rlfw_memory": rlfw_memory,
@@ -279,7 +352,10 @@ def medians_of(runs: list[tuple[str, list[str], str]], repeats: int) -> list[dic
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--parts", nargs="+", default=["envs", "ppo", "dqn", "memory"], choices=["envs", "ppo", "dqn", "memory"]
+        "--parts",
+        nargs="+",
+        default=["envs", "ppo", "floor", "dqn", "memory"],
+        choices=["envs", "ppo", "floor", "dqn", "memory"],
     )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--epsilons", nargs="+", default=["1.0", "0.01"], help="the fixed epsilons DQN is measured at")
@@ -303,29 +379,50 @@ def main() -> None:
             r,
         )
         print(
-            f"envs: EnvPool {pool[0]['steps_per_s']:.0f} (ale / EnvPool {ale['steps_per_s'] / pool[0]['steps_per_s']:.2f})"
-            if pool
-            else "envs: EnvPool not installed (pip install envpool==1.2.5 to measure it)"
-        )
-        print(
             f"envs: ale {ale['steps_per_s']:.0f}, gymnasium {gymnasium['steps_per_s']:.0f} (ale / gymnasium"
             f" {ale['steps_per_s'] / gymnasium['steps_per_s']:.2f}); collector with a free policy {free['steps_per_s']:.0f},"
             f" {free['of_env_only']:.0%} of ale's env-only rate taken in turns with it ({free['steps_per_s'] / ale['steps_per_s']:.0%}"
             f" of the separate env-only runs); with the Nature CNN acting {real['steps_per_s']:.0f}"
-            f" ({real['of_env_only']:.0%})\n",
+            f" ({real['of_env_only']:.0%})",
+        )
+        print(
+            f"envs: EnvPool {pool[0]['steps_per_s']:.0f} (ale / EnvPool {ale['steps_per_s'] / pool[0]['steps_per_s']:.2f})\n"
+            if pool
+            else "envs: EnvPool not installed (pip install envpool==1.2.5 to measure it)\n",
             flush=True,
         )
+    machine = child("cpu")
+    bf16 = machine["bf16"]
+    print(
+        f"CPU: {machine['model']}, {machine['cores']} cores; bf16 instructions: {bf16}; rlfw's default"
+        f" (network.encoder.precision=auto): {'bf16' if bf16 else 'fp32'} convolutions\n"
+    )
     runs = [["ppo"]] if "ppo" in args.parts else []
     runs += [["dqn", epsilon] for epsilon in args.epsilons] if "dqn" in args.parts else []
+    sb3_ppo = None
     for run in runs:
-        what, steps = " ".join(run), PPO_STEPS if run[0] == "ppo" else DQN_STEPS
+        what, steps, epsilon = " ".join(run), PPO_STEPS if run[0] == "ppo" else DQN_STEPS, (run[1:] or ["-"])[0]
         print(
             f"{run[0].upper()} on Pong{', epsilon ' + run[1] if run[1:] else ''}, {steps:,} env steps, training env steps/s (median of {r}):"
         )
-        ours, theirs = (
-            m["steps_per_s"] for m in medians_of([("rlfw", run, f"rlfw {what}"), ("sb3", run, f"SB3 {what}")], r)
-        )
-        print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}\n", flush=True)
+        sides = [("rlfw", [run[0], epsilon, "auto"], f"rlfw {what}")]
+        if bf16:  # the fp32 figure beside the default's
+            sides.append(("rlfw", [run[0], epsilon, "fp32"], f"rlfw {what} fp32"))
+        ours, *fp32, theirs = (m["steps_per_s"] for m in medians_of([*sides, ("sb3", run, f"SB3 {what}")], r))
+        also = f"; rlfw with fp32 convolutions {fp32[0]:.0f}: ratio {fp32[0] / theirs:.2f}" if fp32 else ""
+        print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}{also}\n", flush=True)
+        sb3_ppo = theirs if run[0] == "ppo" else sb3_ppo
+    if "floor" in args.parts:
+        precisions = ["fp32", "bf16"] if bf16 else ["fp32"]
+        print(f"PPO's floor on Pong: env steps/s with no overhead at all (median of 5 rounds, {r} repeats):")
+        floors = medians_of([("floor", [p], f"floor, {p} convolutions") for p in precisions], r)
+        for p, f in zip(precisions, floors, strict=True):
+            vs = f", {f['steps_per_s'] / sb3_ppo:.2f}x SB3's {sb3_ppo:.0f}" if sb3_ppo else ""
+            print(
+                f"{p} floor: {f['steps_per_s']:.0f} steps/s{vs} (a gradient step at batch 256 {f['gradient_ms']:.1f} ms,"
+                f" acting at batch 8 {f['act_ms']:.2f} ms, an 8-env step {f['env_ms']:.2f} ms)"
+            )
+        print(flush=True)
     if "memory" in args.parts:
         ours, theirs = child("rlfw_memory"), child("sb3_memory")
         per = ours["rss_bytes"] / CAPACITY
