@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -21,7 +22,8 @@ from rlfw.plugins import search_path
 from rlfw.state.lock import owned
 
 training = False  # set once a job starts training: errors before that are the config's
-interrupted = False  # Ctrl-C reached rlfw's own handler (outside training)
+interrupted: int | None = None  # the signal (Ctrl-C, SIGTERM) that reached rlfw's own handler, outside training
+STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
 @hydra.main(version_base="1.3", config_path=config_dir(), config_name="config")
@@ -45,6 +47,8 @@ def run(cfg: DictConfig) -> float:
             summary = train(job, folder)
         except Stopped as stop:  # exits here, not through Hydra, which would add a line of its own
             print(f"rlfw: {stop}", file=sys.stderr)
+            if signal.getsignal(stop.signum) is interrupt:  # rlfw's own, below: answered already
+                signal.signal(stop.signum, signal.SIG_DFL)
             pass_on(stop.signum)
             sys.exit(stop.code)
         except (NonFiniteError, RunError) as err:
@@ -55,34 +59,40 @@ def run(cfg: DictConfig) -> float:
 
 def main() -> None:
     """Every config error, found by rlfw, Hydra or OmegaConf, ends in one line and exit code 2
-    (``rlfw.config.report``); an error once training has started keeps its traceback. Ctrl-C outside
-    training (as a sweep's job starts; during training a run stops with a checkpoint) ends in one line
-    with the command that goes on, exit code 130, whatever the interrupted library code raised."""
+    (``rlfw.config.report``); an error once training has started keeps its traceback. Ctrl-C or SIGTERM
+    outside training (between a sweep's jobs, as one starts; during training a run stops with a
+    checkpoint) ends in one line with the command that goes on, exit code 128 + the signal's number,
+    whatever the interrupted library code raised."""
     global training, interrupted
-    training = interrupted = False
+    training, interrupted = False, None
     restart.goes_on = None  # set once this command's run or sweep folder is known
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra re-raises instead of printing; we print one line
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where Ctrl-C is ignored
-        signal.signal(signal.SIGINT, interrupt)
+    defaults: dict[int, Any] = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    for signum in STOPS:
+        if signal.getsignal(signum) is defaults[signum]:  # not where it is ignored or someone else's
+            signal.signal(signum, interrupt)
     register_resolvers()
     search_path.install()
     try:
         run()
     except BaseException as err:
-        if interrupted:  # a KeyboardInterrupt, or what a library made of one raised mid-update
+        if interrupted is not None:  # a KeyboardInterrupt, or what a library made of one raised mid-update
             how = f"; to go on (from the last checkpoints written): {restart.goes_on}" if restart.goes_on else ""
-            print(f"rlfw: interrupted{how}", file=sys.stderr)
-            sys.exit(130)
+            what = "interrupted" if interrupted == signal.SIGINT else f"stopped by {signal.Signals(interrupted).name}"
+            print(f"rlfw: {what}{how}", file=sys.stderr)
+            sys.exit(128 + interrupted)
         if isinstance(err, CONFIG_ERRORS) and not training:
             fail(err)
         raise
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for signum in STOPS:
+            if signal.getsignal(signum) is interrupt:
+                signal.signal(signum, defaults[signum])
 
 
 def interrupt(signum: int, frame) -> None:
     global interrupted
-    interrupted = True
+    interrupted = signum
     raise KeyboardInterrupt
 
 

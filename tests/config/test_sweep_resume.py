@@ -158,19 +158,21 @@ def test_a_sweep_whose_search_cannot_go_on_is_refused_before_any_trial(sweeper, 
     assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "0_optim.lr=0.001"]  # no trial ran
 
 
-def test_ctrl_c_as_a_sweeps_job_starts_ends_in_one_line_that_finishes_the_sweep(tmp_path):
+@pytest.mark.parametrize("signum, stopped", [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "stopped by SIGTERM")])
+def test_ctrl_c_or_sigterm_as_a_sweeps_job_starts_ends_in_one_line_that_finishes_the_sweep(tmp_path, signum, stopped):
     folder = tmp_path / "sweep"
     process = sweep(folder, *DQN, "seed=0,1")
     while not (folder / ".lock").exists():  # the sweep's checks are done, its first job starts
         assert process.poll() is None, process.stderr.read()
         time.sleep(0.005)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    assert process.returncode == 128 + signum and "Traceback" not in stderr, stderr[-2000:]
     line = stderr.strip().splitlines()[-1]
     # at once: "interrupted"; from the first update on, the job stops with a checkpoint
     assert re.match(
-        r"rlfw: (interrupted; to go on \(from the last checkpoints written\)|stopped by SIGINT .*resume with): ", line
+        rf"rlfw: ({stopped}; to go on \(from the last checkpoints written\)|stopped by {signum.name} .*resume with): ",
+        line,
     )
     command = shlex.split(line.split(": ", 2)[-1].split("resume with: ")[-1])
     assert command[3:] == ["-m", *DQN, "seed=0,1", "resume=auto", f"hydra.sweep.dir={folder}"]
