@@ -1,9 +1,10 @@
 """A trained policy as one self-contained file: TorchScript or ONNX, with a JSON beside it.
 
 The file maps a batch of observations, as the env gives them (uint8 pixels stay uint8), to the
-greedy actions, computed in fp32 (a run's bf16 convolutions too): the network with everything it keeps (pixel scaling, statistics held as buffers)
-and the head's own ``mode`` (argmax Q, the policy's most likely action). The JSON says what goes in
-and what comes out.
+greedy actions: the network with everything it keeps (pixel scaling, statistics held as buffers)
+and the head's own ``mode`` (argmax Q, the policy's most likely action), all in fp32 (a run's bf16
+convolutions too: ONNX runtimes' CPU convolutions take no bf16). The JSON says what goes in and
+what comes out.
 """
 
 from __future__ import annotations
