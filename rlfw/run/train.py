@@ -23,6 +23,7 @@ from rlfw.config.job import Job
 from rlfw.config.trainer import RUN_CONTROL, quiet_lightning
 from rlfw.errors import RunError, Stopped
 from rlfw.loggers import finish_loggers, make_loggers
+from rlfw.network.encoder.cnn import precisions
 from rlfw.run.evaluate import eval_seed, greedy
 from rlfw.run.module import RLModule
 from rlfw.run.nonfinite import NonFiniteGuard
@@ -113,6 +114,8 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         f"{cfg['total_env_steps']:,}",
         run_dir,
     )
+    for precision in precisions(parts.net):
+        log.info(precision)
     try:
         trainer.fit(module)
     except RuntimeError as err:

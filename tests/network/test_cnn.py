@@ -5,7 +5,7 @@ import torch
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
-from rlfw.network.encoder.cnn import NatureCNN, fp32
+from rlfw.network.encoder.cnn import NatureCNN, fp32, precisions
 
 
 def image_spec(shape) -> EnvSpec:
@@ -45,12 +45,12 @@ def test_bf16_convolutions_give_fp32_features_close_to_fp32_and_gradients():
 
 
 @pytest.mark.parametrize("instructions, bf16", [("amx_bf16, avx512_bf16", True), (None, False)])
-def test_auto_precision_is_bf16_where_the_cpu_has_bf16_instructions(monkeypatch, caplog, instructions, bf16):
+def test_auto_precision_is_bf16_where_the_cpu_has_bf16_instructions(monkeypatch, instructions, bf16):
     monkeypatch.setattr("rlfw.network.encoder.cnn.native_bf16", lambda: instructions)
-    with caplog.at_level("INFO", logger="rlfw"):
-        cnn = NatureCNN(image_spec((4, 84, 84)))
+    cnn = NatureCNN(image_spec((4, 84, 84)))
     assert cnn.bf16 is bf16
-    assert ("bf16 convolutions on the CPU (amx_bf16, avx512_bf16)" if bf16 else "fp32 (no bf16") in caplog.text
+    chose = "bf16 convolutions on the CPU (amx_bf16, avx512_bf16)" if bf16 else "fp32 (no bf16 instructions found)"
+    assert precisions(torch.nn.Sequential(cnn, cnn)) == [f"network.encoder.precision=auto: {chose}"]  # logged once
     assert NatureCNN(image_spec((4, 84, 84)), precision="fp32").bf16 is False
 
 

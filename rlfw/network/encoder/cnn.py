@@ -12,7 +12,6 @@ comparison). GPUs run fp32 here; ``trainer.precision=bf16-mixed`` is theirs.
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -26,7 +25,6 @@ from rlfw.machine import native_bf16
 from rlfw.network.encoder import Encoder
 from rlfw.registry import register
 
-log = logging.getLogger("rlfw")
 PRECISIONS = ("auto", "fp32", "bf16")
 
 
@@ -87,12 +85,14 @@ class NatureCNN(Encoder):
         self.in_channels, self.out_dim = math.prod(lead), hidden
         self.channels_last = channels_last
         self.bf16 = precision == "bf16"
+        self.precision = f"network.encoder.precision={precision}"  # what and why, for the run's log
         if precision == "auto":
             instructions = native_bf16()
             self.bf16 = instructions is not None
-            log.info(
-                "network.encoder.precision=auto: %s",
-                f"bf16 convolutions on the CPU ({instructions})" if self.bf16 else "fp32 (no bf16 instructions found)",
+            self.precision += (
+                f": bf16 convolutions on the CPU ({instructions})"
+                if self.bf16
+                else ": fp32 (no bf16 instructions found)"
             )
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -103,6 +103,11 @@ class NatureCNN(Encoder):
         with torch.autocast("cpu", torch.bfloat16, enabled=self.bf16 and x.device.type == "cpu"):
             features = self.convs(x)
         return self.fc(features.float())
+
+
+def precisions(net: nn.Module) -> list[str]:
+    """What the conv encoders in ``net`` compute in, and why (``auto``'s choice): the run logs it."""
+    return sorted({m.precision for m in net.modules() if isinstance(m, NatureCNN)})
 
 
 @contextmanager
