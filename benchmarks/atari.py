@@ -414,7 +414,7 @@ def main() -> None:
         sb3_ppo = theirs if run[0] == "ppo" else sb3_ppo
     if "floor" in args.parts:
         precisions = ["fp32", "bf16"] if bf16 else ["fp32"]
-        print(f"PPO's floor on Pong: env steps/s with no overhead at all (median of 5 rounds, {r} repeats):")
+        print(f"PPO's floor on Pong: env steps/s with no overhead at all (median of 5 rounds; repeats: {r}):")
         floors = medians_of([("floor", [p], f"floor, {p} convolutions") for p in precisions], r)
         for p, f in zip(precisions, floors, strict=True):
             vs = f", {f['steps_per_s'] / sb3_ppo:.2f}x SB3's {sb3_ppo:.0f}" if sb3_ppo else ""
