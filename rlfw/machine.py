@@ -20,8 +20,8 @@ def cores() -> int:
 
 def native_bf16() -> str | None:
     """The CPU's bf16 instructions (``amx_bf16``, ``avx512_bf16``), or None where it has neither or
-    Linux's /proc/cpuinfo cannot say. oneDNN runs bf16 on any AVX-512 CPU, but without these it
-    emulates them, slower than fp32."""
+    Linux's /proc/cpuinfo cannot say. oneDNN accepts bf16 on any AVX-512 CPU, but without these it
+    emulates the bf16 arithmetic (not measured on this project's machines: they all had one)."""
     try:
         flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
     except (OSError, StopIteration):
