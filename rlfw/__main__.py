@@ -75,6 +75,8 @@ def main() -> None:
     search_path.install()
     try:
         run()
+        if interrupted is not None:  # the handler ran, but library code swallowed its KeyboardInterrupt
+            raise KeyboardInterrupt
     except BaseException as err:
         if interrupted is not None:  # a KeyboardInterrupt, or what a library made of one raised mid-update
             how = f"; to go on (from the last checkpoints written): {restart.goes_on}" if restart.goes_on else ""
