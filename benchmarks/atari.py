@@ -16,7 +16,7 @@ processes skew every figure here.
   rlfw runs with its default precision and, on a CPU with bf16 instructions (where that default is
   bf16 convolutions), with fp32 convolutions as well;
 - floor: PPO's floor, the env steps/s the network, optimizer and envs allow with no overhead at all
-  (``ppo_floor``), in fp32 and, where the CPU has bf16 instructions, bf16; against SB3's PPO rate
+  (benchmarks/floor.py), in fp32 and, where the CPU has bf16 instructions, bf16; against SB3's PPO rate
   when the ppo part ran before it;
 - dqn: the same for DQN, with the fp32 row too (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
   from step 1,000 so that the measured steps include updates, at two fixed epsilons: 1.0 (how a run
@@ -36,6 +36,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from floor import ppo_floor
 
 ENVS, PPO_STEPS, DQN_STEPS, DQN_STARTS, CAPACITY = 8, 16_384, 6_000, 1_000, 1_000_000
 COLLECTOR_STEPS, BLOCK = 2_000, 50  # vector steps
@@ -148,54 +150,10 @@ def collector_rate(policy: str) -> dict:
     }
 
 
-def ppo_floor(precision: str) -> dict:
-    """What rlfw's tuned PPO on Pong can reach with no overhead at all: per 1,024 env steps (8 envs x
-    128) it needs 16 gradient steps at batch 256 (4 epochs x 4 minibatches), 128 acting forwards at
-    batch 8 and 128 steps of the 8 envs. Each is timed alone on the real network, optimizer and envs
-    (medians of 5 rounds); the floor is 1,024 env steps over their sum. The gradient step's loss is a
-    stand-in of the same shape (PPO's terms cost nothing next to the network)."""
-    import numpy as np
-    import torch
-
-    import rlfw  # noqa: F401  (first, as in collector_rate)
-    from rlfw.config.build import build_parts
-    from rlfw.config.preflight import composed
-    from rlfw.machine import cores
-
-    cfg = composed("algo=ppo", "env=pong", f"network.encoder.precision={precision}")
-    parts = build_parts(cfg)
-    torch.set_num_threads(cfg["threads"] or cores())
-    net, envs = parts.net, parts.env.make(ENVS)
-    optimizer = parts.optim.build(net, parts.loss)
-    envs.reset(seed=0)
-    rng = np.random.default_rng(0)
-    batch, acting = (torch.from_numpy(rng.integers(0, 256, (n, 4, 84, 84), dtype=np.uint8)) for n in (256, ENVS))
-
-    def gradient_step() -> None:
-        out = net(batch)
-        (out["logits"].logsumexp(-1).mean() + out["value"].square().mean()).backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
-        optimizer.step()
-        optimizer.zero_grad()
-
-    def act() -> None:
-        with torch.no_grad():
-            net.distribution(net(acting)).sample()
-
-    def env_step() -> None:
-        envs.step(rng.integers(6, size=ENVS))
-
-    def timed(f, n: int) -> float:
-        f()
-        started = time.perf_counter()
-        for _ in range(n):
-            f()
-        return (time.perf_counter() - started) / n
-
-    rounds = [(timed(gradient_step, 16), timed(act, 128), timed(env_step, 128)) for _ in range(5)]
-    g, a, e = (statistics.median(r[i] for r in rounds) for i in range(3))
-    per_1024 = 16 * g + 128 * a + 128 * e
-    return {"steps_per_s": 1024 / per_1024, "gradient_ms": g * 1e3, "act_ms": a * 1e3, "env_ms": e * 1e3}
+def pong_floor(precision: str) -> dict:
+    """PPO's floor on Pong (benchmarks/floor.py) with rlfw's tuned PPO: per 1,024 env steps, 16 gradient
+    steps at batch 256, 128 acting forwards at batch 8 and 128 steps of the 8 envs."""
+    return ppo_floor("env=pong", f"network.encoder.precision={precision}")
 
 
 def rlfw_training(algo: str, epsilon: str, precision: str) -> dict:
@@ -324,7 +282,7 @@ CHILDREN = {
     "cpu": cpu,
     "env": env_rate,
     "collector": collector_rate,
-    "floor": ppo_floor,
+    "floor": pong_floor,
     "rlfw": rlfw_training,
     "sb3": sb3_training,
     "rlfw_memory": rlfw_memory,

@@ -1,6 +1,6 @@
 """rlfw vs Stable-Baselines3 on Breakout-MinAtar: wall seconds and env steps to a greedy-eval return of 10.
 
-    pip install -e ".[bench,minatar]" && python benchmarks/breakout_minatar.py [--seeds 0 1 2] [--curves DIR]
+    pip install -e ".[bench,minatar]" && python benchmarks/breakout_minatar.py [--seeds 0 1 2] [--curves DIR] [--parts compare floor]
 
 The pixel counterpart of benchmarks/cartpole.py, with its protocol (benchmarks/time_to_score.py): PPO
 with rlfw's conf/tuned/ppo_minatar.yaml on both sides, the same env (rlfw.env.minatar's MinAtarEnv:
@@ -16,14 +16,25 @@ with vf_coef 0.5, SB3's is (V - R)^2, so SB3 gets vf_coef 0.25 for the same grad
 value loss takes the clipped prediction alone, rlfw's the larger of the clipped and unclipped errors.
 ``--curves DIR`` writes each rlfw run's metrics.csv and SB3's eval returns there. (Not named
 minatar.py: run as a script, that name would hide the minatar package from its own imports.)
+
+The floor part (benchmarks/floor.py, one thread) is what these settings allow with no overhead at
+all: 64 gradient steps at batch 64, 128 acting forwards at batch 8 and 128 steps of the 8 envs per
+1,024 env steps, each timed alone. Both sides run the same algorithm with the same values, so they
+need about as many env steps; SB3's steps/s over the floor is then the lowest wall-time ratio to SB3
+that any framework could reach with them.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import statistics
+import subprocess
+import sys
 from pathlib import Path
 
+from floor import ppo_floor
 from time_to_score import Run, compare, learn_sb3, run_child
 from time_to_score import run_rlfw as run_rlfw_with
 
@@ -101,23 +112,85 @@ def sb3_child(algo: str, seed: int) -> None:
     learn_sb3(model, BUDGET, eval_env, TARGET, EVAL_EVERY, EVAL_EPISODES)
 
 
+def print_floor(runs: dict | None) -> None:
+    """The floor (in a fresh child process, one thread), against each side's median steps/s when the
+    comparison ran (their steps/s count evaluations too; the floor has none)."""
+    out = subprocess.run([sys.executable, __file__, "--floor-child"], check=True, capture_output=True, text=True)
+    f = json.loads(out.stdout.strip().splitlines()[-1])
+    print(
+        f"PPO's floor on Breakout-MinAtar: {f['steps_per_s']:.0f} env steps/s with no overhead (a gradient step"
+        f" at batch {f['batch_size']} {f['gradient_ms']:.2f} ms, acting at batch {f['num_envs']} {f['act_ms']:.3f} ms,"
+        f" an {f['num_envs']}-env step {f['env_ms']:.3f} ms)"
+    )
+    if runs:
+        rate = {name: statistics.median(r["steps_per_s"] for r in done) for name, done in runs["ppo"].items()}
+        print(
+            f"rlfw {rate['rlfw']:.0f} steps/s ({rate['rlfw'] / f['steps_per_s']:.0%} of the floor), SB3"
+            f" {rate['sb3']:.0f} ({rate['sb3'] / f['steps_per_s']:.0%}); at SB3's env steps to {TARGET:g}, a run"
+            f" at the floor would take {rate['sb3'] / f['steps_per_s']:.2f}x SB3's wall time: the lowest ratio"
+            " these settings allow"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--curves", type=Path, help="a folder for each run's curve")
+    parser.add_argument("--curves", type=Path, help="a folder for each run's curve, and curves.png of all in it")
+    parser.add_argument("--parts", nargs="+", default=["compare", "floor"], choices=["compare", "floor"])
     parser.add_argument("--sb3", nargs=2, metavar=("ALGO", "SEED"), help=argparse.SUPPRESS)
+    parser.add_argument("--floor-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sb3:
         return sb3_child(args.sb3[0], int(args.sb3[1]))
-    runs = compare(["ppo"], args.seeds, {"rlfw": run_rlfw, "sb3": run_sb3}, f"{TARGET:g}")
-    if args.curves:
-        args.curves.mkdir(parents=True, exist_ok=True)
-        for seed, (ours, theirs) in zip(
-            args.seeds, zip(runs["ppo"]["rlfw"], runs["ppo"]["sb3"], strict=True), strict=True
-        ):
-            (args.curves / f"rlfw_seed{seed}.csv").write_text(ours["curve"])
-            sb3 = {"eval_every": EVAL_EVERY, "eval_returns": theirs["evals"]}
-            (args.curves / f"sb3_seed{seed}.json").write_text(json.dumps(sb3))
+    if args.floor_child:
+        print(json.dumps(ppo_floor("env=minatar", f"env.game={GAME}", "threads=1")))
+        return
+    runs = (
+        compare(["ppo"], args.seeds, {"rlfw": run_rlfw, "sb3": run_sb3}, f"{TARGET:g}")
+        if "compare" in args.parts
+        else None
+    )
+    if "floor" in args.parts:
+        print_floor(runs)
+    if args.curves and runs:
+        write_curves(args.curves, args.seeds, runs)
+        plot_curves(args.curves)
+
+
+def write_curves(folder: Path, seeds: list[int], runs: dict) -> None:
+    """Each rlfw run's metrics.csv and SB3's eval returns, one file per run."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for seed, ours, theirs in zip(seeds, runs["ppo"]["rlfw"], runs["ppo"]["sb3"], strict=True):
+        (folder / f"rlfw_seed{seed}.csv").write_text(ours["curve"])
+        sb3 = {"eval_every": EVAL_EVERY, "eval_returns": theirs["evals"]}
+        (folder / f"sb3_seed{seed}.json").write_text(json.dumps(sb3))
+
+
+def plot_curves(folder: Path) -> None:
+    """curves.png: every run's greedy eval return against env steps, of all the runs in ``folder``
+    (so runs of several invocations, each with its own seeds, plot together)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, path in enumerate(sorted(folder.glob("rlfw_seed*.csv"))):
+        with open(path) as f:
+            rows = [r for r in csv.DictReader(f) if r["eval/return_mean"]]
+        steps, returns = [int(r["step"]) for r in rows], [float(r["eval/return_mean"]) for r in rows]
+        ax.plot(steps, returns, color="tab:blue", alpha=0.7, label=None if i else "rlfw")
+    for i, path in enumerate(sorted(folder.glob("sb3_seed*.json"))):
+        sb3 = json.loads(path.read_text())
+        steps = [sb3["eval_every"] * (i + 1) for i in range(len(sb3["eval_returns"]))]
+        ax.plot(steps, sb3["eval_returns"], color="tab:orange", alpha=0.7, label=None if i else "SB3")
+    ax.axhline(TARGET, color="gray", linestyle="--", linewidth=1)
+    ax.set(
+        xlabel="env steps", ylabel="greedy eval return (10 episodes)", title="PPO on Breakout-MinAtar, one line a seed"
+    )
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(folder / "curves.png", dpi=100)
 
 
 if __name__ == "__main__":

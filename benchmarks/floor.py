@@ -1,0 +1,72 @@
+"""PPO's floor: the env steps/s a tuned PPO config's network, optimizer and envs allow with no overhead.
+
+benchmarks/atari.py (Pong) and benchmarks/breakout_minatar.py measure it. Per rollout of
+``num_steps x num_envs`` env steps, PPO needs ``epochs x minibatches`` gradient steps, ``num_steps``
+acting forwards at batch ``num_envs`` and ``num_steps`` steps of the envs. Each is timed alone on
+rlfw's real network, optimizer (fused Adam) and envs (medians of 5 rounds); the floor is the rollout's
+env steps over their sum. The gradient step's loss is a stand-in of the same shape (PPO's terms cost
+little next to the network), clipped at 0.5 as the configs clip. No framework reaches it: a real run
+also stores steps, computes GAE, gathers minibatches, logs and checks, and its envs and network take
+turns on the same cores.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+
+def ppo_floor(*overrides: str) -> dict:
+    """The floor of ``python -m rlfw algo=ppo <overrides>``: steps_per_s, and each part's time (ms)."""
+    import numpy as np
+    import torch
+
+    import rlfw  # noqa: F401  (first: its thread settings, as a run has them)
+    from rlfw.config.build import build_parts
+    from rlfw.config.preflight import composed
+    from rlfw.machine import cores
+
+    cfg = composed("algo=ppo", *overrides)
+    parts = build_parts(cfg)
+    torch.set_num_threads(cfg["threads"] or cores())
+    envs_n, steps, replay = cfg["num_envs"], cfg["replay"]["num_steps"], cfg["replay"]
+    batch_size, gradient_steps = envs_n * steps // replay["minibatches"], replay["epochs"] * replay["minibatches"]
+    net, envs = parts.net, parts.env.make(envs_n)
+    optimizer = parts.optim.build(net, parts.loss)
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    shape, actions = parts.env.spec.obs_shape, envs.single_action_space.n
+    batch, acting = (torch.from_numpy(rng.integers(0, 256, (n, *shape), dtype=np.uint8)) for n in (batch_size, envs_n))
+
+    def gradient_step() -> None:
+        out = net(batch)
+        (out["logits"].logsumexp(-1).mean() + out["value"].square().mean()).backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+        optimizer.step()
+        optimizer.zero_grad()
+
+    def act() -> None:
+        with torch.no_grad():
+            net.distribution(net(acting)).sample()
+
+    def env_step() -> None:
+        envs.step(rng.integers(actions, size=envs_n))
+
+    def timed(f, n: int) -> float:
+        f()
+        started = time.perf_counter()
+        for _ in range(n):
+            f()
+        return (time.perf_counter() - started) / n
+
+    rounds = [(timed(gradient_step, gradient_steps), timed(act, steps), timed(env_step, steps)) for _ in range(5)]
+    g, a, e = (statistics.median(r[i] for r in rounds) for i in range(3))
+    per_rollout = gradient_steps * g + steps * (a + e)
+    return {
+        "steps_per_s": envs_n * steps / per_rollout,
+        "gradient_ms": g * 1e3,
+        "act_ms": a * 1e3,
+        "env_ms": e * 1e3,
+        "batch_size": batch_size,
+        "num_envs": envs_n,
+    }
