@@ -182,7 +182,7 @@ def plot_curves(folder: Path) -> None:
         ax.plot(steps, returns, color="tab:blue", alpha=0.7, label=None if i else "rlfw")
     for i, path in enumerate(sorted(folder.glob("sb3_seed*.json"))):
         sb3 = json.loads(path.read_text())
-        steps = [sb3["eval_every"] * (i + 1) for i in range(len(sb3["eval_returns"]))]
+        steps = [sb3["eval_every"] * (n + 1) for n in range(len(sb3["eval_returns"]))]
         ax.plot(steps, sb3["eval_returns"], color="tab:orange", alpha=0.7, label=None if i else "SB3")
     ax.axhline(TARGET, color="gray", linestyle="--", linewidth=1)
     ax.set(
