@@ -16,7 +16,7 @@ from torch import nn
 from rlfw.config.algos import algos_acting_in
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
-from rlfw.machine import cores, require_memory
+from rlfw.machine import cores, keep_freed_memory, require_memory
 from rlfw.network import build_network
 from rlfw.registry import build, lookup
 
@@ -36,7 +36,7 @@ class Parts:
 def build_parts(cfg: dict[str, Any]) -> Parts:
     """``cfg`` is the checked config as plain containers.
 
-    Seeds torch and sets its threads first: with the same ``seed`` and ``threads``, a CPU run is
+    Seeds torch and sets its threads and the allocator first (``rlfw.machine``): with the same ``seed`` and ``threads``, a CPU run is
     reproducible from its initial weights on (envs are seeded from ``seed`` too, in
     ``RLModule.experience``), from the command line or from Python.
     """
@@ -44,6 +44,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     # The run's thread count from here on: orthogonal initialisation (a QR decomposition) gives
     # slightly different weights with another count, so a run must not depend on the caller's.
     torch.set_num_threads(cfg["threads"] or cores())
+    keep_freed_memory()
     env = build("env", cfg["env"], "env")
     video = cfg["eval"]["video"]
     require(
