@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
+import sys
 from pathlib import Path
 
 from rlfw.errors import require
@@ -50,11 +50,13 @@ def keep_freed_memory() -> bool:
     faults in a 30 s PPO floor on Pong, 0.12M with this, and each gradient step 15-20% faster
     (docs/results.md). A run's resident memory stays at its peak instead of shrinking after it.
     False where the C library is not glibc or the user set malloc's own variables."""
-    if platform.libc_ver()[0] != "glibc" or any(k in os.environ for k in USER_MALLOC_SETTINGS):
+    if sys.platform != "linux" or any(k in os.environ for k in USER_MALLOC_SETTINGS):
         return False
     if "glibc.malloc" in os.environ.get("GLIBC_TUNABLES", ""):
         return False
     libc = ctypes.CDLL(None)  # the process's own C library
+    if not hasattr(libc, "gnu_get_libc_version"):  # musl's mallopt does nothing
+        return False
     return bool(libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) and libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
 
 
