@@ -16,8 +16,8 @@ processes skew every figure here.
   rlfw runs with its default precision and, on a CPU with bf16 instructions (where that default is
   bf16 convolutions), with fp32 convolutions as well;
 - floor: PPO's floor, the env steps/s the network, optimizer and envs allow with no overhead at all
-  (benchmarks/floor.py), in fp32 and, where the CPU has bf16 instructions, bf16; against SB3's PPO rate
-  when the ppo part ran before it;
+  (benchmarks/floor.py), and DQN's at each of --epsilons, in fp32 and, where the CPU has bf16
+  instructions, bf16; against SB3's rates when the ppo and dqn parts ran before it;
 - dqn: the same for DQN, with the fp32 row too (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
   from step 1,000 so that the measured steps include updates, at two fixed epsilons: 1.0 (how a run
   starts; both skip the Q forward when acting at random) and 0.01 (the last 90% of a 10M-step run);
@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from floor import ppo_floor
+from floor import dqn_floor, ppo_floor
 
 ENVS, PPO_STEPS, DQN_STEPS, DQN_STARTS, CAPACITY = 8, 16_384, 6_000, 1_000, 1_000_000
 COLLECTOR_STEPS, BLOCK = 2_000, 50  # vector steps
@@ -154,6 +154,13 @@ def pong_floor(precision: str) -> dict:
     """PPO's floor on Pong (benchmarks/floor.py) with rlfw's tuned PPO: per 1,024 env steps, 16 gradient
     steps at batch 256, 128 acting forwards at batch 8 and 128 steps of the 8 envs."""
     return ppo_floor("env=pong", f"network.encoder.precision={precision}")
+
+
+def pong_dqn_floor(epsilon: str, precision: str) -> dict:
+    """DQN's floor on Pong (benchmarks/floor.py) with rlfw's tuned DQN at a fixed epsilon: per 4 env
+    steps, one update at batch 32, 4 acting forwards at batch 1 (those that read the network) and 4
+    steps of the one env."""
+    return dqn_floor(float(epsilon), "env=pong", f"network.encoder.precision={precision}")
 
 
 def rlfw_training(algo: str, epsilon: str, precision: str) -> dict:
@@ -283,6 +290,7 @@ CHILDREN = {
     "env": env_rate,
     "collector": collector_rate,
     "floor": pong_floor,
+    "dqn_floor": pong_dqn_floor,
     "rlfw": rlfw_training,
     "sb3": sb3_training,
     "rlfw_memory": rlfw_memory,
@@ -291,6 +299,11 @@ CHILDREN = {
 
 
 # -- the parent -----------------------------------------------------------------------------------
+def versus(sb3: dict[str, float], run: str, floor: dict) -> str:
+    """``, 1.52x SB3's 186`` when SB3's ``run`` was measured before the floor."""
+    return f", {floor['steps_per_s'] / sb3[run]:.2f}x SB3's {sb3[run]:.0f}" if run in sb3 else ""
+
+
 def medians_of(runs: list[tuple[str, list[str], str]], repeats: int) -> list[dict[str, float]]:
     """Each run's medians over ``repeats`` (of every figure its child returns), taken round-robin (run 1,
     run 2, ..., run 1, ...) so that a drift in the machine's speed falls on every run alike."""
@@ -357,7 +370,7 @@ def main() -> None:
     )
     runs = [["ppo"]] if "ppo" in args.parts else []
     runs += [["dqn", epsilon] for epsilon in args.epsilons] if "dqn" in args.parts else []
-    sb3_ppo = None
+    sb3: dict[str, float] = {}  # SB3's median steps/s by run ("ppo", "dqn 0.01"), for the floors
     for run in runs:
         what, steps, epsilon = " ".join(run), PPO_STEPS if run[0] == "ppo" else DQN_STEPS, (run[1:] or ["-"])[0]
         print(
@@ -369,18 +382,26 @@ def main() -> None:
         ours, *fp32, theirs = (m["steps_per_s"] for m in medians_of([*sides, ("sb3", run, f"SB3 {what}")], r))
         also = f"; rlfw with fp32 convolutions {fp32[0]:.0f}: ratio {fp32[0] / theirs:.2f}" if fp32 else ""
         print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}{also}\n", flush=True)
-        sb3_ppo = theirs if run[0] == "ppo" else sb3_ppo
+        sb3[what] = theirs
     if "floor" in args.parts:
         precisions = ["fp32", "bf16"] if bf16 else ["fp32"]
         print(f"PPO's floor on Pong: env steps/s with no overhead at all (median of 5 rounds; repeats: {r}):")
         floors = medians_of([("floor", [p], f"floor, {p} convolutions") for p in precisions], r)
         for p, f in zip(precisions, floors, strict=True):
-            vs = f", {f['steps_per_s'] / sb3_ppo:.2f}x SB3's {sb3_ppo:.0f}" if sb3_ppo else ""
             print(
-                f"{p} floor: {f['steps_per_s']:.0f} steps/s{vs} (a gradient step at batch 256 {f['gradient_ms']:.1f} ms,"
-                f" acting at batch 8 {f['act_ms']:.2f} ms, an 8-env step {f['env_ms']:.2f} ms)"
+                f"{p} floor: {f['steps_per_s']:.0f} steps/s{versus(sb3, 'ppo', f)} (a gradient step at batch 256"
+                f" {f['gradient_ms']:.1f} ms, acting at batch 8 {f['act_ms']:.2f} ms, an 8-env step {f['env_ms']:.2f} ms)"
             )
         print(flush=True)
+        for epsilon in args.epsilons:
+            print(f"DQN's floor on Pong at epsilon {epsilon} (median of 5 rounds; repeats: {r}):")
+            dqn_runs = [("dqn_floor", [epsilon, p], f"DQN floor, {p} convolutions") for p in precisions]
+            for p, f in zip(precisions, medians_of(dqn_runs, r), strict=True):
+                print(
+                    f"{p} floor: {f['steps_per_s']:.0f} steps/s{versus(sb3, f'dqn {epsilon}', f)} (an update at batch 32"
+                    f" {f['update_ms']:.1f} ms, acting at batch 1 {f['act_ms']:.2f} ms, a 1-env step {f['env_ms']:.2f} ms)"
+                )
+            print(flush=True)
     if "memory" in args.parts:
         ours, theirs = child("rlfw_memory"), child("sb3_memory")
         per = ours["rss_bytes"] / CAPACITY

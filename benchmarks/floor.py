@@ -8,12 +8,32 @@ env steps over their sum. The gradient step's loss is a stand-in of the same sha
 little next to the network), clipped at 0.5 as the configs clip. No framework reaches it: a real run
 also stores steps, computes GAE, gathers minibatches, logs and checks, and its envs and network take
 turns on the same cores.
+
+DQN's floor (benchmarks/atari.py) is the same idea at a fixed epsilon: per ``collect_steps x num_envs``
+env steps, ``updates`` updates of the real DQN loss (online and target forwards, backward, clip, fused
+Adam), ``collect_steps`` acting forwards for the share ``1 - epsilon`` of vector steps that read the
+network, and ``collect_steps`` env steps.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
+
+
+def medians(*parts: tuple[Callable[[], None], int]) -> list[float]:
+    """Seconds per call of each ``(f, n)``: ``n`` calls after one to warm up, medians of 5 rounds."""
+
+    def timed(f: Callable[[], None], n: int) -> float:
+        f()
+        started = time.perf_counter()
+        for _ in range(n):
+            f()
+        return (time.perf_counter() - started) / n
+
+    rounds = [[timed(f, n) for f, n in parts] for _ in range(5)]
+    return [statistics.median(r[i] for r in rounds) for i in range(len(parts))]
 
 
 def ppo_floor(*overrides: str) -> dict:
@@ -52,15 +72,7 @@ def ppo_floor(*overrides: str) -> dict:
     def env_step() -> None:
         envs.step(rng.integers(actions, size=envs_n))
 
-    def timed(f, n: int) -> float:
-        f()
-        started = time.perf_counter()
-        for _ in range(n):
-            f()
-        return (time.perf_counter() - started) / n
-
-    rounds = [(timed(gradient_step, gradient_steps), timed(act, steps), timed(env_step, steps)) for _ in range(5)]
-    g, a, e = (statistics.median(r[i] for r in rounds) for i in range(3))
+    g, a, e = medians((gradient_step, gradient_steps), (act, steps), (env_step, steps))
     per_rollout = gradient_steps * g + steps * (a + e)
     return {
         "steps_per_s": envs_n * steps / per_rollout,
@@ -70,3 +82,58 @@ def ppo_floor(*overrides: str) -> dict:
         "batch_size": batch_size,
         "num_envs": envs_n,
     }
+
+
+def dqn_floor(epsilon: float, *overrides: str) -> dict:
+    """The floor of ``python -m rlfw algo=dqn <overrides>`` acting at a fixed ``epsilon``: steps_per_s,
+    and each part's time (ms)."""
+    import numpy as np
+    import torch
+
+    import rlfw  # noqa: F401  (first: its thread settings, as a run has them)
+    from rlfw.batch import Batch
+    from rlfw.config.build import build_parts
+    from rlfw.config.preflight import composed
+    from rlfw.machine import cores
+
+    cfg = composed("algo=dqn", *overrides)
+    parts = build_parts(cfg)
+    torch.set_num_threads(cfg["threads"] or cores())
+    envs_n, replay = cfg["num_envs"], cfg["replay"]
+    net, target, loss = parts.net, parts.target_net, parts.loss
+    envs = parts.env.make(envs_n)
+    optimizer = parts.optim.build(net, loss)
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    shape, actions, n = parts.env.spec.obs_shape, envs.single_action_space.n, replay["batch_size"]
+    frames = torch.from_numpy(rng.integers(0, 256, (n + 1, *shape), dtype=np.uint8))
+    batch = Batch(
+        obs=frames[:-1],
+        action=torch.from_numpy(rng.integers(actions, size=n)),
+        reward=torch.ones(n),
+        next_obs=frames[1:],
+        terminated=torch.zeros(n, dtype=torch.bool),
+        discount=torch.full((n,), cfg["gamma"]),
+    )
+    acting = frames[:envs_n]
+    clip = cfg["trainer"]["gradient_clip_val"]
+
+    def update() -> None:
+        loss(batch, net, target)["loss_td"].backward()
+        if clip:
+            torch.nn.utils.clip_grad_norm_(net.parameters(), clip)
+        optimizer.step()
+        optimizer.zero_grad()
+
+    def act() -> None:
+        with torch.no_grad():
+            net(acting)["q"].argmax(1)
+
+    def env_step() -> None:
+        envs.step(rng.integers(actions, size=envs_n))
+
+    steps = replay["collect_steps"]
+    u, a, e = medians((update, 50), (act, 4 * steps), (env_step, 4 * steps))
+    reads = 1 - epsilon**envs_n  # vector steps where some env acts greedily: the forward runs
+    per_cycle = replay["updates"] * u + steps * (reads * a + e)
+    return {"steps_per_s": envs_n * steps / per_cycle, "update_ms": u * 1e3, "act_ms": a * 1e3, "env_ms": e * 1e3}
