@@ -36,9 +36,9 @@ def medians(*parts: tuple[Callable[[], None], int]) -> list[float]:
     return [statistics.median(r[i] for r in rounds) for i in range(len(parts))]
 
 
-def ppo_floor(*overrides: str) -> dict:
-    """The floor of ``python -m rlfw algo=ppo <overrides>``: steps_per_s, and each part's time (ms)."""
-    import numpy as np
+def built(algo: str, *overrides: str) -> tuple:
+    """``python -m rlfw algo=<algo> <overrides>``'s config, parts, training envs (reset) and
+    optimizer, in a process set up as a run sets it up (threads, allocator)."""
     import torch
 
     import rlfw  # noqa: F401  (first: its thread settings, as a run has them)
@@ -46,14 +46,23 @@ def ppo_floor(*overrides: str) -> dict:
     from rlfw.config.preflight import composed
     from rlfw.machine import cores
 
-    cfg = composed("algo=ppo", *overrides)
+    cfg = composed(f"algo={algo}", *overrides)
     parts = build_parts(cfg)
     torch.set_num_threads(cfg["threads"] or cores())
+    envs = parts.env.make(cfg["num_envs"])
+    envs.reset(seed=0)
+    return cfg, parts, envs, parts.optim.build(parts.net, parts.loss)
+
+
+def ppo_floor(*overrides: str) -> dict:
+    """The floor of ``python -m rlfw algo=ppo <overrides>``: steps_per_s, and each part's time (ms)."""
+    import numpy as np
+    import torch
+
+    cfg, parts, envs, optimizer = built("ppo", *overrides)
     envs_n, steps, replay = cfg["num_envs"], cfg["replay"]["num_steps"], cfg["replay"]
     batch_size, gradient_steps = envs_n * steps // replay["minibatches"], replay["epochs"] * replay["minibatches"]
-    net, envs = parts.net, parts.env.make(envs_n)
-    optimizer = parts.optim.build(net, parts.loss)
-    envs.reset(seed=0)
+    net = parts.net
     rng = np.random.default_rng(0)
     shape, actions = parts.env.spec.obs_shape, envs.single_action_space.n
     batch, acting = (torch.from_numpy(rng.integers(0, 256, (n, *shape), dtype=np.uint8)) for n in (batch_size, envs_n))
@@ -90,20 +99,11 @@ def dqn_floor(epsilon: float, *overrides: str) -> dict:
     import numpy as np
     import torch
 
-    import rlfw  # noqa: F401  (first: its thread settings, as a run has them)
     from rlfw.batch import Batch
-    from rlfw.config.build import build_parts
-    from rlfw.config.preflight import composed
-    from rlfw.machine import cores
 
-    cfg = composed("algo=dqn", *overrides)
-    parts = build_parts(cfg)
-    torch.set_num_threads(cfg["threads"] or cores())
+    cfg, parts, envs, optimizer = built("dqn", *overrides)
     envs_n, replay = cfg["num_envs"], cfg["replay"]
     net, target, loss = parts.net, parts.target_net, parts.loss
-    envs = parts.env.make(envs_n)
-    optimizer = parts.optim.build(net, loss)
-    envs.reset(seed=0)
     rng = np.random.default_rng(0)
     shape, actions, n = parts.env.spec.obs_shape, envs.single_action_space.n, replay["batch_size"]
     frames = torch.from_numpy(rng.integers(0, 256, (n + 1, *shape), dtype=np.uint8))

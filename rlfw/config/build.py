@@ -36,9 +36,10 @@ class Parts:
 def build_parts(cfg: dict[str, Any]) -> Parts:
     """``cfg`` is the checked config as plain containers.
 
-    Seeds torch and sets its threads and the allocator first (``rlfw.machine``): with the same ``seed`` and ``threads``, a CPU run is
+    Seeds torch and sets its threads first: with the same ``seed`` and ``threads``, a CPU run is
     reproducible from its initial weights on (envs are seeded from ``seed`` too, in
-    ``RLModule.experience``), from the command line or from Python.
+    ``RLModule.experience``), from the command line or from Python. Then has the process keep freed
+    memory for reuse (``rlfw.machine.keep_freed_memory``).
     """
     torch.manual_seed(cfg["seed"])
     # The run's thread count from here on: orthogonal initialisation (a QR decomposition) gives
