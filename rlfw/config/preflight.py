@@ -128,6 +128,8 @@ class Preflight(Callback):
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         HydraConfig.instance().set_config(config)  # hydra.run.dir names the folder from ${hydra:...}: set it now
         folder = Path(config.hydra.run.dir)
+        # Known before the folder is taken: a signal at any moment the lock exists ends in the command that goes on.
+        restart.goes_on = restart.command(plain(config.hydra.overrides.task, resolve=False), "hydra.run.dir", folder)
         try:
             if folder.is_dir():
                 own(folder, "hydra.run.dir")
@@ -135,10 +137,10 @@ class Preflight(Callback):
             own(folder, "hydra.run.dir")
         except CONFIG_ERRORS as err:
             fail(err)
-        restart.goes_on = restart.command(plain(config.hydra.overrides.task, resolve=False), "hydra.run.dir", folder)
 
     def on_multirun_start(self, config: DictConfig, config_name: str | None = None, **kwargs: Any) -> None:
         sweep = Path(config.hydra.sweep.dir)
+        restart.goes_on = restart.command(sys.argv[1:], "hydra.sweep.dir", sweep)  # before the lock, as above
         try:
             if sweep.is_dir():
                 own(sweep, "hydra.sweep.dir")
@@ -148,7 +150,6 @@ class Preflight(Callback):
             own(sweep, "hydra.sweep.dir")
         except CONFIG_ERRORS as err:
             fail(err)
-        restart.goes_on = restart.command(sys.argv[1:], "hydra.sweep.dir", sweep)
 
 
 def check_sweep(config: DictConfig, config_name: str | None) -> None:
