@@ -166,7 +166,7 @@ def test_ctrl_c_or_sigterm_as_a_sweeps_job_starts_ends_in_one_line_that_finishes
         assert process.poll() is None, process.stderr.read()
         time.sleep(0.005)
     # A sweep that ignores the signal runs on and exits 0 (once in ~5 suite runs): then say whether it came so.
-    assert deliverable(process.pid, signum), "the sweep started with the signal ignored or blocked (inherited)"
+    assert not ignores(process.pid, signum), "the sweep ignores the signal: inherited from the test's process?"
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 128 + signum and "Traceback" not in stderr, stderr[-2000:]
@@ -182,10 +182,11 @@ def test_ctrl_c_or_sigterm_as_a_sweeps_job_starts_ends_in_one_line_that_finishes
     assert finished.returncode == 0 and "Sweep summary (2 runs;" in finished.stdout, finished.stderr[-2000:]
 
 
-def deliverable(pid: int, signum: int) -> bool:
-    """Neither ignored nor blocked in the process's main thread, as its /proc status reads."""
+def ignores(pid: int, signum: int) -> bool:
+    """The process ignores the signal, as its /proc status reads. (Not "blocked": the main thread blocks
+    every signal for a moment while it forks, as for rlfw's git call, and the signal then waits.)"""
     status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
-    return not (int(status["SigIgn"], 16) | int(status["SigBlk"], 16)) & (1 << (signum - 1))
+    return bool(int(status["SigIgn"], 16) & (1 << (signum - 1)))
 
 
 def test_a_job_submitit_requeues_on_sigusr2_checkpoints_and_continues_exactly(tmp_path):
