@@ -43,7 +43,15 @@ def sweep(folder: Path, *args: str) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT at its default, as a terminal's command has it. A suite started in the background of a
+    non-interactive shell (as CI may be) ignores SIGINT, its children inherit that, and rlfw leaves an
+    ignored SIGINT ignored until training starts: a Ctrl-C test would then pass or fail by timing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_an_interrupted_sweep_is_finished_by_the_same_command_with_resume_auto(tmp_path):
@@ -165,8 +173,6 @@ def test_ctrl_c_or_sigterm_as_a_sweeps_job_starts_ends_in_one_line_that_finishes
     while not (folder / ".lock").exists():  # the sweep's checks are done, its first job starts
         assert process.poll() is None, process.stderr.read()
         time.sleep(0.005)
-    # This test's rare failure, exit 0 (the sweep ran on), would follow from a signal ignored from the start.
-    assert not ignores(process.pid, signum), "the sweep ignores the signal: inherited from the test's process?"
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 128 + signum and "Traceback" not in stderr, stderr[-2000:]
@@ -180,13 +186,6 @@ def test_ctrl_c_or_sigterm_as_a_sweeps_job_starts_ends_in_one_line_that_finishes
     assert command[3:] == ["-m", *DQN, "seed=0,1", "resume=auto", f"hydra.sweep.dir={folder}"]
     finished = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, env=os.environ)
     assert finished.returncode == 0 and "Sweep summary (2 runs;" in finished.stdout, finished.stderr[-2000:]
-
-
-def ignores(pid: int, signum: int) -> bool:
-    """The process ignores the signal, as its /proc status reads. (Not "blocked": the main thread blocks
-    every signal for a moment while it forks, as for rlfw's git call, and the signal then waits.)"""
-    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
-    return bool(int(status["SigIgn"], 16) & (1 << (signum - 1)))
 
 
 def test_a_job_submitit_requeues_on_sigusr2_checkpoints_and_continues_exactly(tmp_path):
