@@ -2,6 +2,8 @@
 included), and each room imports only itself and the rooms below it (docs/design.md, "Layout")."""
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.helpers import ROOT
@@ -135,3 +137,13 @@ def test_new_modules_go_into_rooms():
         "testing.py",
         "values.py",
     ]
+
+
+def test_checking_a_config_and_loading_an_agent_do_not_import_lightning():
+    """Lightning's import takes seconds (5 of a config error's 9 on a 2-core AMD EPYC): a bad key is
+    answered, and a trained agent loads, without it."""
+    code = (
+        "import sys, rlfw.config.preflight, rlfw.agent.load; print(sorted(m for m in sys.modules if 'lightning' in m))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

@@ -20,8 +20,7 @@ from typing import Any
 import torch
 
 from rlfw.errors import ConfigError
-from rlfw.state.checkpoint import LAST
-from rlfw.state.run_state import FORMAT
+from rlfw.state.run_state import FORMAT, LAST
 
 # Keys a resumed run may change: how long it runs, how it evaluates, logs and checkpoints, its threads.
 # Any other difference (algo, env, network sizes, seed, ...) would make a different run.
