@@ -22,6 +22,14 @@ def test_nature_cnn_scales_uint8_pixels_inside():
     torch.testing.assert_close(out, cnn(pixels.float()))  # uint8 in: the same as the same values as float
 
 
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_the_callers_observations_are_never_scaled_in_place(channels_last):
+    cnn = NatureCNN(image_spec((4, 84, 84)), channels_last=channels_last)
+    floats = torch.randint(0, 256, (2, 4, 84, 84)).float()
+    cnn(floats)
+    assert floats.max() > 1  # scaled into a new tensor, never in the caller's
+
+
 def test_channels_last_changes_memory_order_not_results():
     torch.manual_seed(0)
     cnn = NatureCNN(image_spec((4, 84, 84)), channels_last=False, precision="fp32")
