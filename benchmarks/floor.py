@@ -8,8 +8,8 @@ rollout's env steps over their sum. The gradient step is the real PPO loss on a 
 backward, the config's gradient clipping and the optimizer step (a stand-in loss of two terms, used
 until 2026-11-26, cost 1.7-1.9 ms less a step on MinAtar's small network: with PPO's terms a step runs
 110 top-level ops forward and backward, against the stand-in's 41, and on that network they are not
-little). No framework reaches it: a real run also stores steps, computes GAE,
-gathers minibatches, logs and checks, and its envs and network take turns on the same cores.
+little). No framework reaches it: a real run also stores steps, computes GAE, gathers minibatches,
+logs and checks, and its envs and network take turns on the same cores.
 
 DQN's floor (benchmarks/atari.py) is the same idea at a fixed epsilon: per ``collect_steps x num_envs``
 env steps, ``updates`` updates of the real DQN loss (online and target forwards, backward, clip, fused
