@@ -62,6 +62,7 @@ def ppo_floor(*overrides: str) -> dict:
     import torch
 
     from rlfw.batch import Batch
+    from rlfw.testing import field
 
     cfg, parts, envs, optimizer = built("ppo", *overrides)
     envs_n, steps, replay = cfg["num_envs"], cfg["replay"]["num_steps"], cfg["replay"]
@@ -70,19 +71,9 @@ def ppo_floor(*overrides: str) -> dict:
     rng = np.random.default_rng(0)
     shape, actions = parts.env.spec.obs_shape, envs.single_action_space.n
     obs, acting = (torch.from_numpy(rng.integers(0, 256, (n, *shape), dtype=np.uint8)) for n in (batch_size, envs_n))
-    with torch.no_grad():
-        out = net(obs)
-        pi = net.distribution(out)
-        action = pi.sample()
-        logp = pi.log_prob(action)
-    batch = Batch(
-        obs=obs,
-        action=action,
-        logp=logp,
-        value=out["value"],
-        advantage=torch.randn(batch_size),
-        returns=torch.randn(batch_size),
-    )
+    # the loss's fields as rlfw.testing makes them (their values do not change its cost), on uint8 pixels
+    batch = Batch({f: field(f, batch_size, parts.env.spec) for f in loss.needs_batch})
+    batch["obs"] = obs
 
     def gradient_step() -> None:
         sum(v for k, v in loss(batch, net, None).items() if k.startswith("loss_")).backward()
