@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import ROOT
 
 PACKAGE = ROOT / "rlfw"
@@ -147,3 +149,16 @@ def test_checking_a_config_and_loading_an_agent_do_not_import_lightning():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("bad", ["seed=abc", "optim=sgd", "+eval.nosuchkey=1", "gamma=1.5"])
+def test_a_config_error_found_before_the_parts_are_built_does_not_import_torch(tmp_path, bad):
+    """torch's import is most of a config error's time (2-3 s of 3-5 s, 2-core AMD EPYC): a wrong type,
+    option, key or range, found before any part is built, is answered in about a second without it."""
+    code = (
+        "import atexit, sys; atexit.register(lambda: print('torch' in sys.modules));"
+        f"sys.argv = ['rlfw', {bad!r}, 'hydra.run.dir={tmp_path / 'run'}']; from rlfw.__main__ import main; main()"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr.startswith("rlfw: config error: "), result.stderr
+    assert result.stdout.strip() == "False"

@@ -23,8 +23,8 @@ from rlfw.explore.outputs import Outputs
 from rlfw.network import build_network
 from rlfw.registry import build, chosen, names
 from rlfw.run.evaluate import Policy, eval_seed
+from rlfw.state.names import BEST, LAST
 from rlfw.state.resume import read_checkpoint
-from rlfw.state.run_state import BEST, LAST
 
 WHICH = {"best": BEST, "last": LAST}
 

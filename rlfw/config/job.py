@@ -4,10 +4,12 @@ training (``rlfw.config.preflight.prepare``) and read by the run and its loggers
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rlfw.config.build import Parts
 from rlfw.state.resume import Resume
+
+if TYPE_CHECKING:  # rlfw.config.build imports torch: a config error is answered before it loads
+    from rlfw.config.build import Parts
 
 
 @dataclass

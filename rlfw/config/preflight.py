@@ -20,7 +20,6 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
 from rlfw.config import restart
-from rlfw.config.build import build_parts
 from rlfw.config.check import check_config
 from rlfw.config.job import Job
 from rlfw.config.launchers import join_ray_cluster, split_cores, workers
@@ -53,6 +52,8 @@ def prepare(config: DictConfig, hydra_cfg: Any) -> Job:
             " command line again, which would run the whole sweep again: start each ddp run on its own"
         )
     cfg = split_cores(cfg, workers(hydra_cfg) * (cfg["trainer"]["devices"] if ddp else 1))
+    from rlfw.config.build import build_parts  # imports torch (seconds): errors found above answer without it
+
     parts = build_parts(cfg)
     return Job(cfg, parts, choices, overrides, dropped, sweep, check_folder(cfg, run_folder(hydra_cfg)))
 

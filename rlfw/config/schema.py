@@ -12,8 +12,6 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Literal
 
-import torch
-
 from rlfw.errors import require
 from rlfw.machine import cores
 from rlfw.values import check_values
@@ -174,9 +172,11 @@ class Trainer:
         require(self.devices == 1 or self.strategy == "ddp", "trainer.devices", self.devices, ddp)
         require(self.num_nodes == 1 or self.strategy == "ddp", "trainer.num_nodes", self.num_nodes, ddp)
         require(self.num_nodes >= 1, "trainer.num_nodes", self.num_nodes, "machines, >= 1")
-        gpu = self.accelerator in ("gpu", "cuda")
-        no_gpu = "no GPU is visible to torch here; use cpu or auto"
-        require(not gpu or torch.cuda.is_available(), "trainer.accelerator", self.accelerator, no_gpu)
+        if self.accelerator in ("gpu", "cuda"):
+            import torch  # here only: torch's import is most of a config error's time
+
+            no_gpu = "no GPU is visible to torch here; use cpu or auto"
+            require(torch.cuda.is_available(), "trainer.accelerator", self.accelerator, no_gpu)
         clip = self.gradient_clip_val
         require(clip is None or clip > 0, "trainer.gradient_clip_val", clip, "null or > 0")
         accumulate = self.accumulate_grad_batches

@@ -26,7 +26,8 @@ import lightning.pytorch as pl
 import torch
 
 from rlfw.errors import RunError
-from rlfw.state.run_state import BEST, LAST, rank_state, run_state
+from rlfw.state.names import BEST, LAST
+from rlfw.state.run_state import rank_state, run_state
 
 
 def write_atomic(obj: Any, path: Path) -> None:

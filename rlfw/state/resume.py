@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from rlfw.errors import ConfigError
-from rlfw.state.run_state import FORMAT, LAST
+from rlfw.state.names import FORMAT, LAST
 
 # Keys a resumed run may change: how long it runs, how it evaluates, logs and checkpoints, its threads.
 # Any other difference (algo, env, network sizes, seed, ...) would make a different run.
@@ -52,6 +50,8 @@ def checkpoint_path(resume: str, run_dir: Path) -> Path | None:
 
 
 def _read(path: Path, what: str, who: str) -> Any:
+    import torch  # here, not above: a config that never resumes is checked without torch's import
+
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError, OSError, ValueError) as err:

@@ -15,12 +15,10 @@ from typing import Any
 
 from rlfw.plugins import distribution
 from rlfw.registry import chosen
+from rlfw.state.names import FORMAT
 from rlfw.state.rng import rng_state, set_rng_state
 
 log = logging.getLogger("rlfw")
-FORMAT = 1  # the checkpoint layout's version: a file from another layout is refused by name
-# The files in a run's checkpoints/; here, not in rlfw.state.checkpoint, so finding them needs no Lightning.
-LAST, BEST = "last.ckpt", "best.ckpt"
 
 
 def _plugins(module) -> dict[str, Any]:
