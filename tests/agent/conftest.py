@@ -13,7 +13,16 @@ RUNS = {
     # a Gaussian policy over normalized observations (conf/tuned/ppo_pendulum.yaml)
     "pendulum": ["algo=ppo", "env=pendulum", "total_env_steps=8192", "eval.every=4096"],
     # a squashed Gaussian actor with critics
-    "sac": ["algo=sac", "env=pendulum", "total_env_steps=1500", "replay.learning_starts=500", "eval.every=1500"],
+    "sac": [
+        "algo=sac",
+        "env=pendulum",
+        "network.encoder.hidden=[64,64]",
+        "network.head.critic_hidden=[64,64]",
+        "replay.batch_size=64",
+        "total_env_steps=1500",
+        "replay.learning_starts=500",
+        "eval.every=1500",
+    ],
 }
 
 
