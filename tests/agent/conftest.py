@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 import rlfw
+from tests.helpers import SMALL_SAC
 
 RUNS = {
     "ppo": ["algo=ppo", "env=cartpole", "total_env_steps=4096", "eval.every=2048"],
@@ -16,9 +17,7 @@ RUNS = {
     "sac": [
         "algo=sac",
         "env=pendulum",
-        "network.encoder.hidden=[64,64]",
-        "network.head.critic_hidden=[64,64]",
-        "replay.batch_size=64",
+        *SMALL_SAC,
         "total_env_steps=1500",
         "replay.learning_starts=500",
         "eval.every=1500",

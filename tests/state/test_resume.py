@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from rlfw.testing import run
-from tests.helpers import run_printed
+from tests.helpers import SMALL_SAC, run_printed
 
 # Small runs (a smaller network than the tuned one), each with 3+ checkpoints and evaluations.
 DQN = (
@@ -43,17 +43,7 @@ CONTINUOUS = (
     "eval.every=2048",
 )
 # an off-policy actor-critic: twin critics, Polyak-averaged target critics, the learned temperature
-# (actor, critics and batches a quarter of the default's width: the same state in less time)
-SAC = (
-    "algo=sac",
-    "env=pendulum",
-    "network.encoder.hidden=[64,64]",
-    "network.head.critic_hidden=[64,64]",
-    "replay.batch_size=64",
-    "total_env_steps=2500",
-    "replay.learning_starts=500",
-    "eval.every=1000",
-)
+SAC = ("algo=sac", "env=pendulum", *SMALL_SAC, "total_env_steps=2500", "replay.learning_starts=500", "eval.every=1000")
 COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")
 
 
