@@ -16,6 +16,7 @@ first and is renamed when whole: a run killed mid-write leaves the previous chec
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import time
@@ -112,8 +113,11 @@ class Checkpoints(pl.Callback):
         run = {**run_state(module), "replay_file": replay and replay.name, "rank_files": ranks}
         # a replay plugin without state_dict: its checkpoints cannot be resumed
         self.write(*([(module.replay.state_dict(), replay)] if replay is not None else []), (run, path))
-        self._link_last(path)
-        self._rotate()
+        try:
+            self._link_last(path)
+            self._rotate()
+        except OSError as err:
+            raise self._failed(err, LAST) from err
         return path
 
     def write(self, *files: tuple[Any, Path]) -> None:
@@ -128,10 +132,16 @@ class Checkpoints(pl.Callback):
                 written.append(path)
         except OSError as err:
             for path in written:
-                path.unlink()
-            if not self.dir.parent.is_dir():  # deleted under the run: not made again, which would look like a run
-                raise RunError(f"the run folder {self.dir.parent} was deleted while the run trained") from err
-            raise RunError(f"could not write the checkpoint {files[-1][1].name}: {err.strerror or err}") from err
+                path.unlink(missing_ok=True)
+            raise self._failed(err, files[-1][1].name) from err
+
+    def _failed(self, err: OSError, name: str) -> RunError:
+        """The one line for a checkpoint file that could not be written."""
+        if not self.dir.parent.is_dir():  # deleted under the run: not made again, which would look like a run
+            return RunError(f"the run folder {self.dir.parent} was deleted while the run trained")
+        if err.errno == errno.ENOENT:  # gone after the mkdir above: deleted alone, or its run folder half deleted
+            return RunError(f"the checkpoint folder {self.dir} was deleted while the run trained")
+        return RunError(f"could not write the checkpoint {name}: {err.strerror or err}")
 
     def _link_last(self, path: Path) -> None:
         temporary = self.dir / (LAST + ".partial")

@@ -15,7 +15,8 @@ import pytest
 import torch
 
 from rlfw.config.preflight import check_folder
-from rlfw.errors import ConfigError
+from rlfw.errors import ConfigError, RunError
+from rlfw.state import checkpoint
 from rlfw.state.resume import prepare_resume
 from tests.helpers import config, run
 from tests.state.test_resume import assert_same_run
@@ -159,6 +160,26 @@ def test_a_checkpoint_the_disk_cannot_hold_ends_in_one_line_and_the_one_before_r
     assert torch.load(last, weights_only=False)["run"]["env_steps"] == 2560  # the one before
     run(full, *args, "resume=auto")
     assert_same_run(full, whole)
+
+
+@pytest.mark.parametrize("deleted", ["run folder", "checkpoint folder"])
+def test_a_folder_deleted_under_a_checkpoint_write_is_named_and_not_made_again(tmp_path, monkeypatch, deleted):
+    """Deleted between the write's mkdir and its file: the whole run folder, or (as rmtree part way
+    through the run folder leaves it) the checkpoint folder alone."""
+    folder = tmp_path / "run" / "checkpoints"
+    folder.mkdir(parents=True)
+    gone = folder.parent if deleted == "run folder" else folder
+    write_atomic = checkpoint.write_atomic
+
+    def deleting_first(state, path):
+        shutil.rmtree(gone)
+        write_atomic(state, path)
+
+    monkeypatch.setattr(checkpoint, "write_atomic", deleting_first)
+    with pytest.raises(RunError) as err:
+        checkpoint.Checkpoints(folder, every=None, every_s=None, keep=2).write(({}, folder / "best.ckpt"))
+    assert str(err.value) == f"the {deleted} {gone} was deleted while the run trained"
+    assert not gone.exists()
 
 
 def test_a_new_run_is_refused_in_a_folder_that_holds_one(finished):
