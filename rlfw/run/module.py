@@ -63,6 +63,7 @@ class RLModule(pl.LightningModule):
         self.metric_rows = 0  # rows logged
         self.nonfinite_skips = 0  # updates skipped for a non-finite loss or gradient (on_nonfinite=skip)
         self.skip_update = False  # set by rlfw.run.nonfinite for the update under way
+        self.grad_norm: torch.Tensor | None = None  # the update's gradient norm, taken by rlfw.run.nonfinite
         self.resume = resume  # the checkpoint this run goes on from
         self.stop = StopSignals()
         self.started = time.monotonic()  # reset when the stream starts: steps/s counts training only
@@ -109,6 +110,15 @@ class RLModule(pl.LightningModule):
         one, so its zeroing would fall on the second batch of an accumulation window and drop the
         first batch's gradient.
         """
+
+    def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None) -> None:
+        """Lightning's clipping, but by norm with the norm rlfw.run.nonfinite took of the same gradients
+        just before: one pass over them, not two (a quarter of a millisecond an update)."""
+        if gradient_clip_val and gradient_clip_algorithm in (None, "norm") and self.grad_norm is not None:
+            params = [p for group in optimizer.param_groups for p in group["params"]]
+            torch.nn.utils.clip_grads_with_norm_(params, gradient_clip_val, self.grad_norm)
+        else:
+            self.clip_gradients(optimizer, gradient_clip_val, gradient_clip_algorithm)
 
     def optimizer_step(self, epoch: int, batch_idx: int, optimizer, optimizer_closure=None) -> None:
         super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)

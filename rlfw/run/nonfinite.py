@@ -9,7 +9,8 @@ parameters without a gradient alone) and counts the skips in ``train/nonfinite_s
 parameters always stop the run, since no later update can undo them.
 
 When all is well an update costs one check of the summed loss and one fused norm over all gradients
-(a norm is finite exactly when every element is, short of overflow in the square sum).
+(a norm is finite exactly when every element is, short of overflow in the square sum). Gradient
+clipping by norm (``trainer.gradient_clip_val``) reuses that norm: ``RLModule.configure_gradient_clipping``.
 """
 
 from __future__ import annotations
@@ -39,14 +40,19 @@ class NonFiniteGuard(pl.Callback):
         self.mode, self.checkpoints = mode, checkpoints
 
     def on_before_optimizer_step(self, trainer: pl.Trainer, module, optimizer) -> None:
+        module.grad_norm = None
         if not torch.isfinite(module.loss):  # the terms' sum: finite exactly when every term is
             problem: str | None = (
                 first_nonfinite({k: v for k, v in module.out.items() if k.startswith("loss_")}) or "the loss"
             )
-        else:
-            problem = first_nonfinite(
-                {f"gradient of {n}": p.grad for n, p in module.net.named_parameters() if p.grad is not None}
-            )
+        else:  # what the optimizer steps (the loss's own parameters too: SAC's alpha), in its order as clipping has them
+            grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
+            module.grad_norm = torch.nn.utils.get_total_norm(grads)
+            problem = None
+            if not torch.isfinite(module.grad_norm):
+                problem = first_nonfinite(
+                    {f"gradient of {n}": p.grad for n, p in module.named_parameters() if p.grad is not None}
+                )
         if problem is None:
             return
         where = f"update {module.updates + 1:,} (env step {module.env_steps:,})"

@@ -3,10 +3,12 @@
 import csv
 from pathlib import Path
 
+import lightning.pytorch as pl
 import pytest
 import torch
 
 from rlfw.config.build import build_parts
+from rlfw.run.module import RLModule
 from tests.helpers import config, run
 
 
@@ -105,6 +107,20 @@ def test_gradient_clipping_and_per_part_lr_through_config(tmp_path):
     ckpt = torch.load(tmp_path / "clipped" / "checkpoints" / "last.ckpt", weights_only=True)
     groups = ckpt["optimizer"]["param_groups"]
     assert {g["name"]: g["lr"] for g in groups} == {"default": 7e-4, "critic": 0.01}
+
+
+def test_clipping_with_the_guards_norm_ends_as_lightnings_own_clipping(tmp_path, monkeypatch):
+    """RLModule clips by the gradient norm rlfw.run.nonfinite took: the run ends with the parameters
+    of the same run clipped by Lightning's own hook, which takes the norm again."""
+    args = ("algo=ppo", "total_env_steps=2048", "eval.every=2048", "trainer.gradient_clip_val=0.05")
+    run(tmp_path / "reused", *args)
+    monkeypatch.setattr(RLModule, "configure_gradient_clipping", pl.LightningModule.configure_gradient_clipping)
+    run(tmp_path / "lightning", *args)
+    final = [torch.load(tmp_path / r / "checkpoints" / "last.ckpt", weights_only=True) for r in ("reused", "lightning")]
+    assert final[0]["run"]["updates"] == final[1]["run"]["updates"] > 0
+    assert all(torch.equal(v, final[1]["state_dict"][k]) for k, v in final[0]["state_dict"].items())
+    initial = build_parts(config(*args)).net.state_dict()
+    assert any(not torch.equal(v, final[0]["state_dict"][f"net.{k}"]) for k, v in initial.items())  # it trained
 
 
 def test_best_ckpt_holds_the_weights_of_the_best_eval(tmp_path):
