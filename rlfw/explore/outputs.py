@@ -8,6 +8,8 @@ from typing import Any
 import torch
 from torch.distributions import Distribution
 
+_HALF = (torch.bfloat16, torch.float16)
+
 
 class Outputs(Mapping):
     """The network's outputs for ``rows`` observations (``"q"``, ``"logits"``, ...), run on first read,
@@ -30,7 +32,10 @@ class Outputs(Mapping):
 
     def _computed(self) -> dict[str, torch.Tensor]:
         if self._out is None:
-            self._out = self.net(self._obs())
+            out = self.net(self._obs())
+            # Under trainer.precision=bf16-mixed or 16-mixed the forward runs in autocast: back to float32
+            # for the explore rules, which hand values to numpy (it has no bfloat16) and the replay.
+            self._out = {k: v.float() if v.dtype in _HALF else v for k, v in out.items()}
         return self._out
 
     def mode(self) -> torch.Tensor:

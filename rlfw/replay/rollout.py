@@ -91,7 +91,8 @@ class Rollout:
         next_value[:-1] = d["value"][1:]  # V(s_t+1), computed when acting on s_t+1
         device = next(net.parameters()).device
         with torch.no_grad():  # the rest: one forward over the last step's next_obs and the final observations
-            value = net(torch.cat([self.last_next_obs, *(obs for _, _, obs in self.finals)]).to(device))["value"].cpu()
+            value = net(torch.cat([self.last_next_obs, *(obs for _, _, obs in self.finals)]).to(device))["value"]
+        value = value.to("cpu", torch.float32)  # the stored values' dtype, from any autocast's (bf16-mixed)
         next_value[-1], start = value[: self.num_envs], self.num_envs
         for row, envs, _ in self.finals:
             next_value[row, envs] = value[start : start + len(envs)]

@@ -20,7 +20,7 @@ from omegaconf import OmegaConf
 
 from rlfw.config import restart
 from rlfw.config.job import Job
-from rlfw.config.trainer import RUN_CONTROL, quiet_lightning
+from rlfw.config.trainer import RUN_CONTROL, emulated_bf16, quiet_lightning
 from rlfw.errors import RunError, Stopped
 from rlfw.loggers import finish_loggers, make_loggers
 from rlfw.network.encoder.cnn import precisions
@@ -116,6 +116,9 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     )
     for precision in precisions(parts.net):
         log.info(precision)
+    slow = emulated_bf16(str(trainer.precision), trainer.strategy.root_device.type)
+    if slow:
+        log.warning(slow)
     try:
         trainer.fit(module)
     except RuntimeError as err:

@@ -1,6 +1,7 @@
 """Training in-process: reproducibility, checkpoints, loggers, generic gymnasium envs."""
 
 import csv
+import logging
 from pathlib import Path
 
 import lightning.pytorch as pl
@@ -8,8 +9,11 @@ import pytest
 import torch
 
 from rlfw.config.build import build_parts
+from rlfw.config.job import Job
+from rlfw.machine import native_bf16
 from rlfw.run.module import RLModule
-from tests.helpers import config, run
+from rlfw.run.train import train
+from tests.helpers import SMALL_SAC, config, run
 
 
 def metric_rows(run_dir: Path) -> list[dict]:
@@ -56,18 +60,29 @@ def test_checkpoint_holds_networks_target_optimizer_and_counters(tmp_path):
     assert not list((tmp_path / "checkpoints").glob("*.partial"))
 
 
-def test_mixed_precision_trains_with_gradient_clipping(tmp_path):
-    """bf16-mixed on CPU: Lightning refuses to clip gradients for an optimizer that unscales them in
-    its own step (fused Adam), so rlfw's Adam falls back to foreach there."""
-    summary = run(
-        tmp_path,
-        "algo=dqn",
-        "trainer.precision=bf16-mixed",
-        "trainer.gradient_clip_val=1.0",
-        "total_env_steps=1500",
-        "eval.every=1500",
-    )
-    assert summary["updates"] > 0 and summary["env_steps"] == 1500
+@pytest.mark.parametrize(
+    "args",
+    [
+        # Lightning refuses to clip gradients for an optimizer that unscales them in its own step (fused
+        # Adam), so rlfw's Adam falls back to foreach there
+        ("algo=dqn", "trainer.gradient_clip_val=1.0", "total_env_steps=1500", "replay.learning_starts=500"),
+        ("algo=ppo", "total_env_steps=2048"),  # a sampled policy, and GAE's bootstrap forward
+        ("algo=sac", "env=pendulum", *SMALL_SAC, "total_env_steps=300", "replay.learning_starts=100"),
+    ],
+    ids=["dqn-clipped", "ppo", "sac"],
+)
+def test_bf16_mixed_acts_and_trains_on_the_cpu(args, tmp_path, caplog):
+    """Under autocast the network's outputs are bf16, which numpy and the float32 replay do not take:
+    acting and the rollout's bootstrap turn them back to float32. A CPU that would emulate bf16 is named."""
+    cfg = config(*args, "trainer.precision=bf16-mixed", "eval.every=100000")
+    parts = build_parts(cfg)
+    dtypes = set()
+    parts.net.register_forward_hook(lambda net, inputs, out: dtypes.update(v.dtype for v in out.values()))
+    with caplog.at_level(logging.WARNING, logger="rlfw"):
+        summary = train(Job(cfg, parts, {"algo": "test", "env": "test"}, [], []), tmp_path)
+    assert torch.bfloat16 in dtypes  # the forwards ran under bf16 autocast
+    assert summary["updates"] > 0 and summary["env_steps"] == cfg["total_env_steps"]
+    assert ("this CPU has no bf16 instructions" in caplog.text) == (native_bf16() is None)
 
 
 def test_tensorboard_logger_writes_events(tmp_path):
