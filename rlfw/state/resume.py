@@ -52,11 +52,18 @@ def checkpoint_path(resume: str, run_dir: Path) -> Path | None:
 def _read(path: Path, what: str, who: str) -> Any:
     import torch  # here, not above: a config that never resumes is checked without torch's import
 
+    unreadable = f"{who}: {path} is not a readable {what}"
+    if not zipfile.is_zipfile(path):  # torch.save writes a zip whose directory is at its end: truncated, it has none
+        raise ConfigError(f"{unreadable} (truncated or corrupt?): not the zip archive torch.save writes")
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError, OSError, ValueError) as err:
+    except pickle.UnpicklingError as err:  # weights_only's refusal; torch's own message tells how to run the code
+        raise ConfigError(
+            f"{unreadable}: it holds pickled Python objects, not only tensors and plain containers, and rlfw runs no code from a file"
+        ) from err
+    except (RuntimeError, zipfile.BadZipFile, EOFError, OSError, ValueError) as err:
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ConfigError(f"{who}: {path} is not a readable {what} (truncated or corrupt?): {reason}") from err
+        raise ConfigError(f"{unreadable} (truncated or corrupt?): {reason}") from err
 
 
 def read_checkpoint(path: Path, who: str = "resume") -> dict[str, Any]:

@@ -80,16 +80,19 @@ def broken(tmp_path: Path, finished: Path, how: str) -> Path:
         torch.save({"model": torch.zeros(3)}, last)
     elif how == "pickled code":  # what weights_only refuses to run
         last.write_bytes(pickle.dumps(print, protocol=2))
+    elif how == "pickled object":  # torch.save's zip, holding an object that loading would construct
+        torch.save({"model": Path("x")}, last)
     return last
 
 
 @pytest.mark.parametrize(
     "how, says",
     [
-        ("truncated", "is not a readable checkpoint"),
-        ("garbled", "is not a readable checkpoint"),
+        ("truncated", "is not a readable checkpoint (truncated or corrupt?): not the zip archive torch.save writes"),
+        ("garbled", "is not a readable checkpoint (truncated or corrupt?): not the zip archive torch.save writes"),
         ("foreign", "is not an rlfw checkpoint"),
-        ("pickled code", "is not a readable checkpoint"),
+        ("pickled code", "is not a readable checkpoint (truncated or corrupt?): not the zip archive"),
+        ("pickled object", "is not a readable checkpoint: it holds pickled Python objects"),
     ],
 )
 def test_a_bad_checkpoint_is_refused_in_one_line_naming_the_file(finished, tmp_path, how, says):
@@ -97,6 +100,7 @@ def test_a_bad_checkpoint_is_refused_in_one_line_naming_the_file(finished, tmp_p
     with pytest.raises(ConfigError) as err:
         prepare_resume("auto", tmp_path, config(*ARGS, "resume=auto"))
     assert says in str(err.value) and str(last) in str(err.value) and "\n" not in str(err.value)
+    assert "weights_only" not in str(err.value)  # not torch's advice to load it with its code run
 
 
 def test_resume_auto_starts_a_run_in_a_folder_without_a_checkpoint(tmp_path):
