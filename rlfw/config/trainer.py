@@ -33,7 +33,7 @@ def quiet_lightning() -> None:
 
 
 def check_trainer(cfg: dict[str, Any]) -> None:
-    """Lightning's own checks of ``cfg["trainer"]`` (say ``precision=16-mixed`` on a CPU), as a ``ConfigError``."""
+    """Lightning's own checks of ``cfg["trainer"]`` (the flags rlfw's schema leaves to it), as a ``ConfigError``."""
     import lightning.pytorch as pl  # seconds: only once every other check has passed
     from lightning.fabric.utilities.exceptions import MisconfigurationException
 
@@ -45,8 +45,9 @@ def check_trainer(cfg: dict[str, Any]) -> None:
 
 
 def emulated_bf16(precision: str, device: str) -> str | None:
-    """A warning for ``trainer.precision=bf16-mixed`` on a CPU without bf16 instructions: valid, but
-    torch emulates bf16 there (AMD EPYC, AVX2: SAC on Pendulum 10.5x slower, PPO on CartPole 1.9x)."""
+    """A warning for bf16 autocast on a CPU without bf16 instructions: valid, but torch emulates bf16
+    there (AMD EPYC, AVX2: SAC on Pendulum 10.5x slower than 32-true, PPO on CartPole 1.9x).
+    ``precision`` is the trainer's own: on a CPU Lightning runs ``16-mixed`` as ``bf16-mixed``."""
     if precision != "bf16-mixed" or device != "cpu" or native_bf16():
         return None
     return (
