@@ -23,7 +23,7 @@ from rlfw.config.job import Job
 from rlfw.config.trainer import RUN_CONTROL, emulated_bf16, quiet_lightning
 from rlfw.errors import RunError, Stopped
 from rlfw.loggers import finish_loggers, make_loggers
-from rlfw.network.encoder.cnn import precisions
+from rlfw.network.encoder.cnn import emulated, precisions
 from rlfw.run.evaluate import eval_seed, greedy
 from rlfw.run.module import RLModule
 from rlfw.run.nonfinite import NonFiniteGuard
@@ -115,7 +115,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         run_dir,
     )
     for precision in precisions(parts.net):
-        log.info(precision)
+        (log.warning if emulated(parts.net) else log.info)(precision)
     slow = emulated_bf16(str(trainer.precision), trainer.strategy.root_device.type)
     if slow:
         log.warning(slow)

@@ -5,7 +5,7 @@ import torch
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
-from rlfw.network.encoder.cnn import NatureCNN, fp32, precisions
+from rlfw.network.encoder.cnn import NatureCNN, emulated, fp32, precisions
 
 
 def image_spec(shape) -> EnvSpec:
@@ -60,6 +60,18 @@ def test_auto_precision_is_bf16_where_the_cpu_has_bf16_instructions(monkeypatch,
     chose = "bf16 convolutions on the CPU (amx_bf16, avx512_bf16)" if bf16 else "fp32 (no bf16 instructions found)"
     assert precisions(torch.nn.Sequential(cnn, cnn)) == [f"network.encoder.precision=auto: {chose}"]  # logged once
     assert NatureCNN(image_spec((4, 84, 84)), precision="fp32").bf16 is False
+
+
+@pytest.mark.parametrize("instructions", ["avx512_bf16", None])
+def test_bf16_forced_on_a_cpu_that_would_emulate_it_is_said_so(monkeypatch, instructions):
+    monkeypatch.setattr("rlfw.network.encoder.cnn.native_bf16", lambda: instructions)
+    net = torch.nn.Sequential(NatureCNN(image_spec((4, 84, 84)), precision="bf16"))
+    assert emulated(net) is (instructions is None)
+    (line,) = precisions(net)
+    assert line.startswith("network.encoder.precision=bf16") and ("torch emulates them" in line) is (
+        instructions is None
+    )
+    assert not emulated(torch.nn.Sequential(NatureCNN(image_spec((4, 84, 84)), precision="auto")))
 
 
 def test_fp32_block_turns_bf16_off_inside_and_back_on_after():

@@ -86,13 +86,18 @@ class NatureCNN(Encoder):
         self.channels_last = channels_last
         self.bf16 = precision == "bf16"
         self.precision = f"network.encoder.precision={precision}"  # what and why, for the run's log
+        instructions = native_bf16()
+        self.emulated = precision == "bf16" and instructions is None  # the run warns: emulated bf16 is slow
         if precision == "auto":
-            instructions = native_bf16()
             self.bf16 = instructions is not None
             self.precision += (
                 f": bf16 convolutions on the CPU ({instructions})"
                 if self.bf16
                 else ": fp32 (no bf16 instructions found)"
+            )
+        elif self.emulated:  # an AVX2 AMD EPYC: a batch-256 forward and backward 9x fp32's time (docs/results.md)
+            self.precision += (
+                ": this CPU has no bf16 instructions, so torch emulates them, several times slower than fp32"
             )
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -110,6 +115,11 @@ class NatureCNN(Encoder):
 def precisions(net: nn.Module) -> list[str]:
     """What the conv encoders in ``net`` compute in, and why (``auto``'s choice): the run logs it."""
     return sorted({m.precision for m in net.modules() if isinstance(m, NatureCNN)})
+
+
+def emulated(net: nn.Module) -> bool:
+    """Whether a conv encoder in ``net`` was set to bf16 on a CPU that emulates it (the run warns then)."""
+    return any(m.emulated for m in net.modules() if isinstance(m, NatureCNN))
 
 
 @contextmanager
