@@ -28,5 +28,6 @@ def test_bf16_mixed_is_warned_of_only_on_a_cpu_that_would_emulate_it(
 def test_16_mixed_on_a_cpu_runs_as_bf16_mixed_so_the_warning_covers_it():
     import lightning.pytorch as pl
 
-    pl_trainer = pl.Trainer(**trainer.RUN_CONTROL, logger=False, accelerator="cpu", precision="16-mixed")
+    with pytest.warns(UserWarning, match="Using `precision='bf16-mixed'` instead"):
+        pl_trainer = pl.Trainer(**trainer.RUN_CONTROL, logger=False, accelerator="cpu", precision="16-mixed")
     assert str(pl_trainer.precision) == "bf16-mixed"
