@@ -49,12 +49,19 @@ def checkpoint_path(resume: str, run_dir: Path) -> Path | None:
     return path if path.is_file() else None
 
 
+def _require_zip(path: Path, what: str, who: str) -> None:
+    """torch.save writes a zip whose directory is at its end: a truncated or garbled file has none (a cheap read)."""
+    if not zipfile.is_zipfile(path):
+        raise ConfigError(
+            f"{who}: {path} is not a readable {what} (truncated or corrupt?): not the zip archive torch.save writes"
+        )
+
+
 def _read(path: Path, what: str, who: str) -> Any:
     import torch  # here, not above: a config that never resumes is checked without torch's import
 
+    _require_zip(path, what, who)
     unreadable = f"{who}: {path} is not a readable {what}"
-    if not zipfile.is_zipfile(path):  # torch.save writes a zip whose directory is at its end: truncated, it has none
-        raise ConfigError(f"{unreadable} (truncated or corrupt?): not the zip archive torch.save writes")
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:  # weights_only's refusal; torch's own message tells how to run the code
@@ -94,10 +101,7 @@ def load(path: Path) -> dict[str, Any]:
         beside = path.parent / name
         if not beside.is_file():
             raise ConfigError(f"resume: {path} needs its {what} {beside}, which is missing")
-        try:  # torch.save writes a zip whose directory is at its end: a truncated file has none (the read is cheap)
-            zipfile.ZipFile(beside).close()
-        except (zipfile.BadZipFile, OSError) as err:
-            raise ConfigError(f"resume: {beside} is not a readable {what} (truncated or corrupt?): {err}") from err
+        _require_zip(beside, what, "resume")
     return state
 
 
