@@ -63,8 +63,8 @@ def observations(agent: rlfw.agent.load.Agent, count: int = 1000) -> np.ndarray:
 def test_exported_files_pick_the_agents_actions(runs, name, tmp_path, capsys):
     agent = rlfw.load(runs[name])
     obs = observations(agent)
-    # The files compute in fp32. On a CPU with bf16 instructions the agent's convolutions run in bf16 (as
-    # the run's did) and near-ties can go the other way (1-8 of these 1,000 Catch observations): compare in fp32.
+    # The files compute in fp32. An agent whose run had bf16 convolutions (precision=bf16; auto on Atari-sized
+    # frames) keeps them, and near-ties can go the other way (1-8 of 1,000 Catch observations): compare in fp32.
     with fp32(agent.net):
         want = agent.predict(obs)[0]
     export_main([str(runs[name]), "format=torchscript", f"out={tmp_path}/policy.pt"])

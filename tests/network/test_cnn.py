@@ -62,6 +62,18 @@ def test_auto_precision_is_bf16_where_the_cpu_has_bf16_instructions(monkeypatch,
     assert NatureCNN(image_spec((4, 84, 84)), precision="fp32").bf16 is False
 
 
+@pytest.mark.parametrize("shape", [(4, 10, 10), (2, 10, 5), (4, 84, 20)])
+def test_auto_precision_keeps_fp32_for_small_frames_where_bf16_gains_nothing(monkeypatch, shape):
+    monkeypatch.setattr("rlfw.network.encoder.cnn.native_bf16", lambda: "avx512_bf16")
+    small = dict(channels=[16], kernels=[3], strides=[1], hidden=128)  # small_cnn, which fits a 10x5 frame
+    cnn = NatureCNN(image_spec(shape), **small)
+    assert cnn.bf16 is False
+    h, w = shape[-2:]
+    assert precisions(cnn) == [f"network.encoder.precision=auto: fp32 ({h}x{w} frames: bf16 pays from 32x32)"]
+    assert NatureCNN(image_spec((4, 32, 32)), **small).bf16 is True  # the smallest frame auto runs in bf16
+    assert NatureCNN(image_spec(shape), precision="bf16", **small).bf16 is True  # forced, it still is bf16
+
+
 @pytest.mark.parametrize("instructions", ["avx512_bf16", None])
 def test_bf16_forced_on_a_cpu_that_would_emulate_it_is_said_so(monkeypatch, instructions):
     monkeypatch.setattr("rlfw.network.encoder.cnn.native_bf16", lambda: instructions)
@@ -94,7 +106,11 @@ def test_leading_axes_are_input_channels():
         ((4,), {}, "needs image observations"),
         ((2, 10, 5), {}, "10x5 images are too small for kernels [8, 4, 3]"),
         ((4, 84, 84), {"channels": [32], "kernels": [8, 4]}, "one entry per conv layer"),
-        ((4, 84, 84), {"precision": "fp16"}, "one of auto (bf16 where the CPU has bf16 instructions), fp32, bf16"),
+        (
+            (4, 84, 84),
+            {"precision": "fp16"},
+            "one of auto (bf16 where the CPU has bf16 instructions, for frames from 32x32), fp32, bf16",
+        ),
     ],
 )
 def test_refuses_what_it_cannot_read(shape, values, message):

@@ -5,9 +5,10 @@ to [0, 1] here. Leading axes before height and width (a frame stack, colour chan
 input channels: ``[B, stack, H, W]`` and ``[B, stack, C, H, W]`` both work.
 
 ``precision``: the convolutions' arithmetic on the CPU. ``auto`` is bf16 where the CPU has bf16
-instructions (AMX, AVX-512 BF16; ``rlfw.machine.native_bf16``) and fp32 elsewhere; the fully
-connected layer and everything after it stay fp32 (docs/results.md has the speeds and the learning
-comparison). GPUs run fp32 here; ``trainer.precision=bf16-mixed`` is theirs.
+instructions (AMX, AVX-512 BF16; ``rlfw.machine.native_bf16``) and the frames are at least
+``BF16_FROM`` pixels a side, and fp32 otherwise; the fully connected layer and everything after it
+stay fp32 (docs/results.md has the speeds and the learning comparison). GPUs run fp32 here;
+``trainer.precision=bf16-mixed`` is theirs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from rlfw.network.encoder import Encoder
 from rlfw.registry import register
 
 PRECISIONS = ("auto", "fp32", "bf16")
+# auto's smallest frame side for bf16: it made Atari's 84x84 frames train faster, and 10x10 ones
+# (MinAtar, Catch) no faster, with a doubt about MinAtar's returns (docs/results.md, "bf16 on the CPU")
+BF16_FROM = 32
 
 
 def conv_out(size: int, kernels: Sequence[int], strides: Sequence[int]) -> int:
@@ -74,7 +78,7 @@ class NatureCNN(Encoder):
             precision in PRECISIONS,
             "network.encoder.precision",
             precision,
-            "one of auto (bf16 where the CPU has bf16 instructions), fp32, bf16",
+            f"one of auto (bf16 where the CPU has bf16 instructions, for frames from {BF16_FROM}x{BF16_FROM}), fp32, bf16",
         )
         layers, c = [], math.prod(lead)
         for out, k, s in zip(channels, kernels, strides, strict=True):
@@ -89,12 +93,14 @@ class NatureCNN(Encoder):
         instructions = native_bf16()
         self.emulated = precision == "bf16" and instructions is None  # the run warns: emulated bf16 is slow
         if precision == "auto":
-            self.bf16 = instructions is not None
-            self.precision += (
-                f": bf16 convolutions on the CPU ({instructions})"
-                if self.bf16
-                else ": fp32 (no bf16 instructions found)"
-            )
+            small = min(height, width) < BF16_FROM
+            self.bf16 = instructions is not None and not small
+            if instructions is None:
+                self.precision += ": fp32 (no bf16 instructions found)"
+            elif small:
+                self.precision += f": fp32 ({height}x{width} frames: bf16 pays from {BF16_FROM}x{BF16_FROM})"
+            else:
+                self.precision += f": bf16 convolutions on the CPU ({instructions})"
         elif self.emulated:  # an AVX2 AMD EPYC: a batch-256 forward and backward 9x fp32's time (docs/results.md)
             self.precision += (
                 ": this CPU has no bf16 instructions, so torch emulates them, several times slower than fp32"
