@@ -92,10 +92,14 @@ class Checkpoints(pl.Callback):
         return path
 
     def save(self, trainer: pl.Trainer, module) -> Path | None:
-        """The run state now, its replay beside it; then ``last.ckpt`` and the rotation."""
+        """The run state now, its replay beside it; then ``last.ckpt`` and the rotation. Callbacks with an
+        ``on_before_checkpoint`` hook (the non-finite guard) see the state first."""
         self.saved_env_steps, self.saved_time = module.env_steps, time.monotonic()
         if self.saved_at == (module.env_steps, len(module.evals)):
             return None  # saved already (a stop signal at the end)
+        for callback in trainer.callbacks:  # type: ignore[attr-defined]  # set in Trainer.__init__
+            if hasattr(callback, "on_before_checkpoint"):
+                callback.on_before_checkpoint(trainer, module)
         self.saved_at = (module.env_steps, len(module.evals))
         path = self.dir / f"env_steps={module.env_steps:012d}.ckpt"
         ranks = [rank_file(path, r) for r in range(1, trainer.world_size)]

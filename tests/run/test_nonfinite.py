@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import csv
+import re
 import subprocess
 import sys
 
+import pytest
 import torch
+
+from rlfw.errors import NonFiniteError
+from rlfw.run.module import RLModule
+from tests.helpers import run
 
 # An absurd learning rate: Adam's first step moves every weight by about 1e30, the next Q values overflow.
 ARGS = (
@@ -45,3 +51,29 @@ def test_on_nonfinite_skip_skips_those_updates_and_counts_them(tmp_path):
     state = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=True)
     assert all(torch.isfinite(v).all() for v in state["state_dict"].values())  # huge, after the first step, but finite
     assert state["run"]["nonfinite_skips"] == skips[-1]
+
+
+@pytest.mark.parametrize(
+    "uses, at",
+    [(("eval.every=1000", "checkpoint.every=5000"), 1000), (("eval.every=5000", "checkpoint.every=600"), 600)],
+)
+def test_parameters_gone_non_finite_with_finite_gradients_stop_the_run_before_a_checkpoint_or_evaluation_uses_them(
+    tmp_path, monkeypatch, uses, at
+):
+    step = RLModule.optimizer_step
+
+    def poisoned(self, *args, **kwargs):  # after update 10, a parameter no loss reaches (no gradient shows it) is NaN
+        step(self, *args, **kwargs)
+        if self.updates == 10:
+            self.net.spare = torch.nn.Parameter(torch.tensor([float("nan")]))
+            self.target_net.spare = torch.nn.Parameter(torch.zeros(1))  # the target rule pairs the nets' parameters
+
+    monkeypatch.setattr(RLModule, "optimizer_step", poisoned)
+    with pytest.raises(NonFiniteError, match=r"parameter spare is not finite after update") as err:
+        run(tmp_path, "algo=dqn", "total_env_steps=3000", "replay.learning_starts=200", "threads=1", *uses)
+    # caught at the first safe point (one every 256 env steps, replay.collect_steps) where the state is used
+    env_step = int(re.search(r"\(env step ([\d,]+)\)", str(err.value)).group(1).replace(",", ""))
+    assert at <= env_step < at + 256, str(err.value)
+    written = [p for p in (tmp_path / "checkpoints").glob("env_steps=*.ckpt")]
+    assert written == []  # the state with the NaN went only to nonfinite.ckpt
+    assert (tmp_path / "checkpoints" / "nonfinite.ckpt").is_file()
