@@ -16,7 +16,8 @@ class ContinuedWriter(ExperimentWriter):
     folder instead of deleting it: a resumed run's (``rlfw.state.resume.keep_metric_rows`` cut it to the
     checkpoint's rows). A new run never starts in a folder holding one (``rlfw.config.preflight``).
     It writes nothing once the run folder is gone (deleted under the run, which stops at its next
-    checkpoint or evaluation): a metrics.csv alone would make the folder again, looking like a run."""
+    checkpoint or evaluation, in one line): a metrics.csv alone would make the folder again, looking
+    like a run."""
 
     def _check_log_dir_exists(self) -> None:
         if self._fs.isfile(self.metrics_file_path):
@@ -24,8 +25,13 @@ class ContinuedWriter(ExperimentWriter):
                 self.metrics_keys = next(csv.reader(file), [])
 
     def save(self) -> None:
-        if self._fs.isdir(self.log_dir):
-            super().save()
+        try:
+            super().save()  # opens metrics.csv in the folder as it is: a missing folder is not made again
+        except FileNotFoundError:
+            if self._fs.isdir(self.log_dir):
+                raise
+            # deleted between rows (an rmtree part way when the run's stop flushes them): the run's
+            # own line says so, which this error would otherwise replace with a traceback
 
 
 def make_loggers(job: Job, run_dir: Path) -> list[pl.loggers.Logger]:
