@@ -107,10 +107,12 @@ def collector_rate(policy: str) -> dict:
     each take turns, so the host's speed drift (env-only runs in separate processes range from 2,100
     to 3,500 steps/s within minutes here) falls on both alike. The env-only blocks move the envs on
     under the collector, which then acts on an older observation: the same work, for timing."""
+    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
+
+    # isort: split
     import numpy as np
     import torch
 
-    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
     from rlfw.config.build import build_parts
     from rlfw.config.preflight import composed
     from rlfw.machine import cores

@@ -41,11 +41,13 @@ SHAPES = [("forward", 1), ("forward", 8), ("forward+backward", 32), ("forward+ba
 
 
 def kernels() -> None:
+    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
+
+    # isort: split
     import gymnasium as gym
     import numpy as np
     import torch
 
-    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
     from rlfw.env.spec import EnvSpec
     from rlfw.machine import cores, native_bf16
     from rlfw.network.encoder.cnn import NatureCNN

@@ -43,7 +43,6 @@ def built(algo: str, *overrides: str) -> tuple:
     optimizer, in a process set up as a run sets it up (threads, allocator)."""
     import torch
 
-    import rlfw  # noqa: F401  (first: its thread settings, as a run has them)
     from rlfw.config.build import build_parts
     from rlfw.config.preflight import composed
     from rlfw.machine import cores
@@ -58,6 +57,9 @@ def built(algo: str, *overrides: str) -> tuple:
 
 def ppo_floor(*overrides: str) -> dict:
     """The floor of ``python -m rlfw algo=ppo <overrides>``: steps_per_s, and each part's time (ms)."""
+    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
+
+    # isort: split
     import numpy as np
     import torch
 
@@ -104,6 +106,9 @@ def ppo_floor(*overrides: str) -> dict:
 def dqn_floor(epsilon: float, *overrides: str) -> dict:
     """The floor of ``python -m rlfw algo=dqn <overrides>`` acting at a fixed ``epsilon``: steps_per_s,
     and each part's time (ms)."""
+    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
+
+    # isort: split
     import numpy as np
     import torch
 

@@ -26,9 +26,11 @@ OVERRIDES = ["algo=dqn", "env=cartpole", "seed=0"]
 
 def plain(steps: int) -> float:
     """Training seconds of rlfw's parts in a plain loop (set-up left out)."""
+    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
+
+    # isort: split
     import torch
 
-    import rlfw  # noqa: F401  (its thread settings, as a run has them)
     from rlfw.batch import to_device
     from rlfw.config.build import build_parts
     from rlfw.config.preflight import composed
