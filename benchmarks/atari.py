@@ -20,7 +20,10 @@ processes skew every figure here.
   instructions, bf16; against SB3's rates when the ppo and dqn parts ran before it;
 - dqn: the same for DQN, with the fp32 row too (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
   from step 1,000 so that the measured steps include updates, at two fixed epsilons: 1.0 (how a run
-  starts; both skip the Q forward when acting at random) and 0.01 (the last 90% of a 10M-step run);
+  starts; both skip the Q forward when acting at random) and 0.01 (the last 90% of a 10M-step run).
+  rlfw's tuned DQN steps 4 envs and updates once per vector step, RL Zoo's one env and once every 4
+  steps: the same updates per env step. SB3 runs both layouts, so the ratio to SB3 in rlfw's layout
+  says how much of the gain is the layout;
 - memory: resident memory of rlfw's filled 1M-transition Pong replay, and what SB3's ReplayBuffer
   allocates for the same capacity (it keeps obs and next_obs whole).
 """
@@ -160,8 +163,8 @@ def pong_floor(precision: str) -> dict:
 
 def pong_dqn_floor(epsilon: str, precision: str) -> dict:
     """DQN's floor on Pong (benchmarks/floor.py) with rlfw's tuned DQN at a fixed epsilon: per 4 env
-    steps, one update at batch 32, 4 acting forwards at batch 1 (those that read the network) and 4
-    steps of the one env."""
+    steps, one update at batch 32, an acting forward at batch 4 (where some env reads the network) and
+    a step of the 4 envs."""
     return dqn_floor(float(epsilon), "env=pong", f"network.encoder.precision={precision}")
 
 
@@ -197,7 +200,7 @@ def rlfw_training(algo: str, epsilon: str, precision: str) -> dict:
     return {"steps_per_s": rate}
 
 
-def sb3_training(algo: str, epsilon: str | None = None) -> dict:
+def sb3_training(algo: str, epsilon: str | None = None, envs: str = "1") -> dict:
     import ale_py
     import gymnasium as gym
     from stable_baselines3 import DQN, PPO
@@ -221,8 +224,10 @@ def sb3_training(algo: str, epsilon: str | None = None) -> dict:
             device="cpu",
         )
         steps = PPO_STEPS
-    else:  # RL Zoo hyperparams/dqn.yml, atari (learning_starts lowered as on rlfw's side)
-        env = VecFrameStack(make_atari_env("PongNoFrameskip-v4", n_envs=1, seed=0), n_stack=4)
+    else:  # RL Zoo hyperparams/dqn.yml, atari (learning_starts lowered as on rlfw's side); with envs=4,
+        # rlfw's layout: an update every vector step of 4 envs, the same updates per env step
+        n = int(envs)
+        env = VecFrameStack(make_atari_env("PongNoFrameskip-v4", n_envs=n, seed=0), n_stack=4)
         model = DQN(
             "CnnPolicy",
             env,
@@ -231,7 +236,7 @@ def sb3_training(algo: str, epsilon: str | None = None) -> dict:
             batch_size=32,
             learning_starts=DQN_STARTS,
             target_update_interval=1000,
-            train_freq=4,
+            train_freq=4 // n,
             gradient_steps=1,
             exploration_initial_eps=float(epsilon),
             exploration_final_eps=float(epsilon),
@@ -253,19 +258,20 @@ def rlfw_memory() -> dict:
     from rlfw.config.preflight import composed
 
     before = rss_bytes()
-    parts = build_parts(composed("algo=dqn", "env=pong", f"replay.capacity={CAPACITY}"))
-    replay, shape = parts.replay, (1, *parts.env.spec.obs_shape)
+    cfg = composed("algo=dqn", "env=pong", f"replay.capacity={CAPACITY}")
+    parts, n = build_parts(cfg), cfg["num_envs"]
+    replay, shape = parts.replay, (n, *parts.env.spec.obs_shape)
     frame = np.random.default_rng(0).integers(0, 256, shape, dtype=np.uint8)
-    step = {  # numpy arrays, as the collector hands a step over
+    step = {  # numpy arrays, as the collector hands a vector step over
         "obs": frame,
-        "action": np.zeros(1, dtype=np.int64),
-        "reward": np.zeros(1, dtype=np.float32),
+        "action": np.zeros(n, dtype=np.int64),
+        "reward": np.zeros(n, dtype=np.float32),
         "next_obs": frame,
-        "terminated": np.zeros(1, dtype=bool),
-        "truncated": np.zeros(1, dtype=bool),
+        "terminated": np.zeros(n, dtype=bool),
+        "truncated": np.zeros(n, dtype=bool),
     }
-    for i in range(CAPACITY + CAPACITY // 10):  # full, and past it: every frame slot written
-        step["terminated"][0] = i % 1000 == 999  # an episode start every 1,000 steps writes one frame more
+    for i in range((CAPACITY + CAPACITY // 10) // n):  # full, and past it: every frame slot written
+        step["terminated"][:] = i % 1000 == 999  # an episode start every 1,000 steps writes one frame more
         replay.add(step)
     return {"rss_bytes": rss_bytes() - before, "transitions": len(replay)}
 
@@ -378,8 +384,16 @@ def main() -> None:
         sides = [("rlfw", [run[0], epsilon, "auto"], f"rlfw {what}")]
         if bf16:  # the fp32 figure beside the default's
             sides.append(("rlfw", [run[0], epsilon, "fp32"], f"rlfw {what} fp32"))
-        ours, *fp32, theirs = (m["steps_per_s"] for m in medians_of([*sides, ("sb3", run, f"SB3 {what}")], r))
+        peers = [("sb3", run, f"SB3 {what}")]
+        if run[0] == "dqn":  # SB3 in rlfw's layout too
+            peers.append(("sb3", [*run, "4"], f"SB3 {what}, 4 envs"))
+        rates = [m["steps_per_s"] for m in medians_of([*sides, *peers], r)]
+        (ours, *fp32), (theirs, *layout) = rates[: len(sides)], rates[len(sides) :]
         also = f"; rlfw with fp32 convolutions {fp32[0]:.0f}: ratio {fp32[0] / theirs:.2f}" if fp32 else ""
+        if layout:
+            also += (
+                f"; SB3 with 4 envs, an update every vector step {layout[0]:.0f}: rlfw / that {ours / layout[0]:.2f}"
+            )
         print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}{also}\n", flush=True)
         sb3[what] = theirs
     if "floor" in args.parts:
@@ -398,7 +412,8 @@ def main() -> None:
             for p, f in zip(precisions, medians_of(dqn_runs, r), strict=True):
                 print(
                     f"{p} floor: {f['steps_per_s']:.0f} steps/s{versus(sb3, f'dqn {epsilon}', f)} (an update at batch 32"
-                    f" {f['update_ms']:.1f} ms, acting at batch 1 {f['act_ms']:.2f} ms, a 1-env step {f['env_ms']:.2f} ms)"
+                    f" {f['update_ms']:.1f} ms, acting at batch {f['num_envs']} {f['act_ms']:.2f} ms, a {f['num_envs']}-env"
+                    f" step {f['env_ms']:.2f} ms)"
                 )
             print(flush=True)
     if "memory" in args.parts:

@@ -149,4 +149,10 @@ def dqn_floor(epsilon: float, *overrides: str) -> dict:
     u, a, e = medians((update, 50), (act, 4 * steps), (env_step, 4 * steps))
     reads = 1 - epsilon**envs_n  # vector steps where some env acts greedily: the forward runs
     per_cycle = replay["updates"] * u + steps * (reads * a + e)
-    return {"steps_per_s": envs_n * steps / per_cycle, "update_ms": u * 1e3, "act_ms": a * 1e3, "env_ms": e * 1e3}
+    return {
+        "steps_per_s": envs_n * steps / per_cycle,
+        "update_ms": u * 1e3,
+        "act_ms": a * 1e3,
+        "env_ms": e * 1e3,
+        "num_envs": envs_n,
+    }

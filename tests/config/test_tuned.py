@@ -1,0 +1,16 @@
+"""Invariants of the shipped tuned values (conf/tuned) that their comments promise."""
+
+import pytest
+
+from tests.helpers import config
+
+
+@pytest.mark.parametrize("algo", ["dqn", "double_dqn"])
+@pytest.mark.parametrize("env", ["pong", "breakout"])
+def test_atari_dqn_keeps_cleanrls_one_update_of_batch_32_per_4_env_steps(algo, env):
+    """The layout (envs stepped together, updates per vector step) may differ from CleanRL's one env;
+    the updates per env step, which learning depends on, may not."""
+    cfg = config(f"algo={algo}", f"env={env}")
+    replay = cfg["replay"]
+    assert cfg["num_envs"] * replay["collect_steps"] == 4 * replay["updates"] and replay["batch_size"] == 32
+    assert cfg["target"]["period"] * 4 == 1000  # a target copy every 1,000 env steps, counted in updates
