@@ -17,7 +17,8 @@ processes skew every figure here.
   bf16 convolutions), with fp32 convolutions as well;
 - floor: PPO's floor, the env steps/s the network, optimizer and envs allow with no overhead at all
   (benchmarks/floor.py), and DQN's at each of --epsilons, in fp32 and, where the CPU has bf16
-  instructions, bf16; against SB3's rates when the ppo and dqn parts ran before it;
+  instructions, bf16. With the ppo or dqn part, each floor is measured in the same rounds as that
+  part's runs, and printed with SB3's rate and rlfw's share of it (rlfw in that precision);
 - dqn: the same for DQN, with the fp32 row too (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
   from step 1,000 so that the measured steps include updates, at two fixed epsilons: 1.0 (how a run
   starts; both skip the Q forward when acting at random) and 0.01 (the last 90% of a 10M-step run).
@@ -304,9 +305,27 @@ CHILDREN = {
 
 
 # -- the parent -----------------------------------------------------------------------------------
-def versus(sb3: dict[str, float], run: str, floor: dict) -> str:
-    """``, 1.52x SB3's 186`` when SB3's ``run`` was measured before the floor."""
-    return f", {floor['steps_per_s'] / sb3[run]:.2f}x SB3's {sb3[run]:.0f}" if run in sb3 else ""
+def floor_runs(run: list[str], precisions: list[str]) -> list[tuple[str, list[str], str]]:
+    """The children that measure ``run``'s floor (``["ppo"]`` or ``["dqn", epsilon]``) in each precision."""
+    if run[0] == "ppo":
+        return [("floor", [p], f"PPO floor, {p} convolutions") for p in precisions]
+    return [("dqn_floor", [run[1], p], f"DQN floor, {p} convolutions") for p in precisions]
+
+
+def floor_title(run: list[str]) -> str:
+    at = f" at epsilon {run[1]}" if run[1:] else ""
+    return f"{run[0].upper()}'s floor on Pong{at}: env steps/s with no overhead at all"
+
+
+def print_floor(run: list[str], precision: str, f: dict, versus: str) -> None:
+    """One floor's line: its steps/s, ``versus`` (SB3's and rlfw's rates against it, when they ran with
+    it) and its parts."""
+    if run[0] == "ppo":
+        parts = f"a gradient step at batch 256 {f['gradient_ms']:.1f} ms, acting at batch 8 {f['act_ms']:.2f} ms, an 8-env step {f['env_ms']:.2f} ms"
+    else:
+        n = f["num_envs"]
+        parts = f"an update at batch 32 {f['update_ms']:.1f} ms, acting at batch {n} {f['act_ms']:.2f} ms, a {n}-env step {f['env_ms']:.2f} ms"
+    print(f"{precision} {run[0].upper()} floor: {f['steps_per_s']:.0f} steps/s{versus} ({parts})")
 
 
 def medians_of(runs: list[tuple[str, list[str], str]], repeats: int) -> list[dict[str, float]]:
@@ -373,9 +392,9 @@ def main() -> None:
         f"CPU: {machine['model']}, {machine['cores']} cores; bf16 instructions: {bf16}; rlfw's default"
         f" (network.encoder.precision=auto): {'bf16' if bf16 else 'fp32'} convolutions\n"
     )
+    precisions = ["fp32", "bf16"] if bf16 else ["fp32"]
     runs = [["ppo"]] if "ppo" in args.parts else []
     runs += [["dqn", epsilon] for epsilon in args.epsilons] if "dqn" in args.parts else []
-    sb3: dict[str, float] = {}  # SB3's median steps/s by run ("ppo", "dqn 0.01"), for the floors
     for run in runs:
         what, steps, epsilon = " ".join(run), PPO_STEPS if run[0] == "ppo" else DQN_STEPS, (run[1:] or ["-"])[0]
         print(
@@ -387,34 +406,33 @@ def main() -> None:
         peers = [("sb3", run, f"SB3 {what}")]
         if run[0] == "dqn":  # SB3 in rlfw's layout too
             peers.append(("sb3", [*run, "4"], f"SB3 {what}, 4 envs"))
-        rates = [m["steps_per_s"] for m in medians_of([*sides, *peers], r)]
+        # the floors in the same rounds as the runs, so that a drift in the machine's speed falls on both
+        floors = floor_runs(run, precisions) if "floor" in args.parts else []
+        measured = medians_of([*sides, *peers, *floors], r)
+        rates = [m["steps_per_s"] for m in measured[: len(sides) + len(peers)]]
         (ours, *fp32), (theirs, *layout) = rates[: len(sides)], rates[len(sides) :]
         also = f"; rlfw with fp32 convolutions {fp32[0]:.0f}: ratio {fp32[0] / theirs:.2f}" if fp32 else ""
         if layout:
             also += (
                 f"; SB3 with 4 envs, an update every vector step {layout[0]:.0f}: rlfw / that {ours / layout[0]:.2f}"
             )
-        print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}{also}\n", flush=True)
-        sb3[what] = theirs
-    if "floor" in args.parts:
-        precisions = ["fp32", "bf16"] if bf16 else ["fp32"]
-        print(f"PPO's floor on Pong: env steps/s with no overhead at all (median of 5 rounds; repeats: {r}):")
-        floors = medians_of([("floor", [p], f"floor, {p} convolutions") for p in precisions], r)
-        for p, f in zip(precisions, floors, strict=True):
-            print(
-                f"{p} floor: {f['steps_per_s']:.0f} steps/s{versus(sb3, 'ppo', f)} (a gradient step at batch 256"
-                f" {f['gradient_ms']:.1f} ms, acting at batch 8 {f['act_ms']:.2f} ms, an 8-env step {f['env_ms']:.2f} ms)"
+        print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}{also}", flush=True)
+        rlfw = {"bf16" if bf16 else "fp32": ours, **({"fp32": fp32[0]} if fp32 else {})}
+        for p, f in zip(precisions if floors else [], measured[len(sides) + len(peers) :], strict=True):
+            print_floor(
+                run,
+                p,
+                f,
+                f", {f['steps_per_s'] / theirs:.2f}x SB3's {theirs:.0f}; rlfw at {rlfw[p] / f['steps_per_s']:.0%} of it",
             )
         print(flush=True)
-        for epsilon in args.epsilons:
-            print(f"DQN's floor on Pong at epsilon {epsilon} (median of 5 rounds; repeats: {r}):")
-            dqn_runs = [("dqn_floor", [epsilon, p], f"DQN floor, {p} convolutions") for p in precisions]
-            for p, f in zip(precisions, medians_of(dqn_runs, r), strict=True):
-                print(
-                    f"{p} floor: {f['steps_per_s']:.0f} steps/s{versus(sb3, f'dqn {epsilon}', f)} (an update at batch 32"
-                    f" {f['update_ms']:.1f} ms, acting at batch {f['num_envs']} {f['act_ms']:.2f} ms, a {f['num_envs']}-env"
-                    f" step {f['env_ms']:.2f} ms)"
-                )
+    if "floor" in args.parts:  # the floors of the runs not measured above, alone
+        alone = [] if "ppo" in args.parts else [["ppo"]]
+        alone += [] if "dqn" in args.parts else [["dqn", e] for e in args.epsilons]
+        for run in alone:
+            print(f"{floor_title(run)} (median of 5 rounds; repeats: {r}):")
+            for p, f in zip(precisions, medians_of(floor_runs(run, precisions), r), strict=True):
+                print_floor(run, p, f, "")
             print(flush=True)
     if "memory" in args.parts:
         ours, theirs = child("rlfw_memory"), child("sb3_memory")
