@@ -312,19 +312,14 @@ def floor_runs(run: list[str], precisions: list[str]) -> list[tuple[str, list[st
     return [("dqn_floor", [run[1], p], f"DQN floor, {p} convolutions") for p in precisions]
 
 
-def floor_title(run: list[str]) -> str:
-    at = f" at epsilon {run[1]}" if run[1:] else ""
-    return f"{run[0].upper()}'s floor on Pong{at}: env steps/s with no overhead at all"
-
-
 def print_floor(run: list[str], precision: str, f: dict, versus: str) -> None:
     """One floor's line: its steps/s, ``versus`` (SB3's and rlfw's rates against it, when they ran with
     it) and its parts."""
+    n = f["num_envs"]
     if run[0] == "ppo":
-        parts = f"a gradient step at batch 256 {f['gradient_ms']:.1f} ms, acting at batch 8 {f['act_ms']:.2f} ms, an 8-env step {f['env_ms']:.2f} ms"
+        parts = f"a gradient step at batch {f['batch_size']} {f['gradient_ms']:.1f} ms, acting at batch {n} {f['act_ms']:.2f} ms, a step of the {n} envs {f['env_ms']:.2f} ms"
     else:
-        n = f["num_envs"]
-        parts = f"an update at batch 32 {f['update_ms']:.1f} ms, acting at batch {n} {f['act_ms']:.2f} ms, a {n}-env step {f['env_ms']:.2f} ms"
+        parts = f"an update at batch 32 {f['update_ms']:.1f} ms, acting at batch {n} {f['act_ms']:.2f} ms, a step of the {n} envs {f['env_ms']:.2f} ms"
     print(f"{precision} {run[0].upper()} floor: {f['steps_per_s']:.0f} steps/s{versus} ({parts})")
 
 
@@ -417,20 +412,23 @@ def main() -> None:
                 f"; SB3 with 4 envs, an update every vector step {layout[0]:.0f}: rlfw / that {ours / layout[0]:.2f}"
             )
         print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}{also}", flush=True)
-        rlfw = {"bf16" if bf16 else "fp32": ours, **({"fp32": fp32[0]} if fp32 else {})}
+        ours_in = {"bf16" if bf16 else "fp32": ours, **({"fp32": fp32[0]} if fp32 else {})}  # by precision
         for p, f in zip(precisions if floors else [], measured[len(sides) + len(peers) :], strict=True):
             print_floor(
                 run,
                 p,
                 f,
-                f", {f['steps_per_s'] / theirs:.2f}x SB3's {theirs:.0f}; rlfw at {rlfw[p] / f['steps_per_s']:.0%} of it",
+                f", {f['steps_per_s'] / theirs:.2f}x SB3's {theirs:.0f}; rlfw at {ours_in[p] / f['steps_per_s']:.0%} of it",
             )
         print(flush=True)
     if "floor" in args.parts:  # the floors of the runs not measured above, alone
         alone = [] if "ppo" in args.parts else [["ppo"]]
         alone += [] if "dqn" in args.parts else [["dqn", e] for e in args.epsilons]
         for run in alone:
-            print(f"{floor_title(run)} (median of 5 rounds; repeats: {r}):")
+            at = f" at epsilon {run[1]}" if run[1:] else ""
+            print(
+                f"{run[0].upper()}'s floor on Pong{at}: env steps/s with no overhead at all (median of 5 rounds; repeats: {r}):"
+            )
             for p, f in zip(precisions, medians_of(floor_runs(run, precisions), r), strict=True):
                 print_floor(run, p, f, "")
             print(flush=True)
