@@ -20,15 +20,27 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+# The oneDNN ISAs (its "CPU Dispatcher Control" guide) that stop below each bf16 instruction set:
+# ONEDNN_MAX_CPU_ISA (DNNL_MAX_CPU_ISA before oneDNN 2) capped there, torch's convolutions emulate it.
+BELOW_AVX512_BF16 = {
+    *("SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2", "AVX512_MIC", "AVX512_MIC_4OPS"),
+    *("AVX512_CORE", "AVX512_CORE_VNNI"),
+}
+BELOW_AMX = BELOW_AVX512_BF16 | {"AVX512_CORE_BF16", "AVX512_CORE_FP16", "AVX10_1_512", "AVX10_2_512"}
+
+
 def native_bf16() -> str | None:
-    """The CPU's bf16 instructions (``amx_bf16``, ``avx512_bf16``), or None where it has neither or
-    Linux's /proc/cpuinfo cannot say. Without them torch emulates bf16 arithmetic: on an AMD EPYC
-    with AVX2 alone, SAC under ``trainer.precision=bf16-mixed`` trained 10.5x slower than in fp32."""
+    """The CPU's bf16 instructions (``amx_bf16``, ``avx512_bf16``) that oneDNN may use, or None where
+    it has neither, an ``ONEDNN_MAX_CPU_ISA`` cap keeps oneDNN below them, or Linux's /proc/cpuinfo
+    cannot say. Without them torch emulates bf16 arithmetic: on an AMD EPYC with AVX2 alone, SAC
+    under ``trainer.precision=bf16-mixed`` trained 10.5x slower than in fp32."""
     try:
         flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
     except (OSError, StopIteration):
         return None
-    found = [f for f in ("amx_bf16", "avx512_bf16") if f in flags.split()]
+    cap = (os.environ.get("ONEDNN_MAX_CPU_ISA") or os.environ.get("DNNL_MAX_CPU_ISA") or "").upper()
+    capped = {"amx_bf16": cap in BELOW_AMX, "avx512_bf16": cap in BELOW_AVX512_BF16}
+    found = [f for f in ("amx_bf16", "avx512_bf16") if f in flags.split() and not capped[f]]
     return ", ".join(found) or None
 
 

@@ -20,6 +20,27 @@ def test_native_bf16_reads_the_cpu_flags(monkeypatch, cpuinfo, found):
 
 
 @pytest.mark.parametrize(
+    "cap, found",
+    [
+        (None, "amx_bf16, avx512_bf16"),
+        ("AVX2", None),
+        ("avx512_core_vnni", None),
+        ("AVX512_CORE_BF16", "avx512_bf16"),
+        ("AVX512_CORE_AMX", "amx_bf16, avx512_bf16"),
+        ("ALL", "amx_bf16, avx512_bf16"),
+    ],
+)
+def test_native_bf16_leaves_out_what_a_onednn_isa_cap_keeps_torch_from(monkeypatch, cap, found):
+    monkeypatch.setattr("rlfw.machine.Path", lambda _: SimpleNamespace(read_text=lambda: SAPPHIRE_RAPIDS))
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
+    if cap is None:
+        monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+    else:
+        monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", cap)
+    assert native_bf16() == found
+
+
+@pytest.mark.parametrize(
     "env, expected",
     [({}, "10000"), ({"OMP_WAIT_POLICY": "PASSIVE"}, None), ({"GOMP_SPINCOUNT": "5"}, "5")],
 )
