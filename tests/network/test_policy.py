@@ -12,6 +12,7 @@ import torch
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 from rlfw.network import build_network
+from rlfw.network.head.policy import Categorical
 from rlfw.registry import build
 
 MLP = {"name": "mlp", "hidden": [16, 16]}
@@ -31,6 +32,28 @@ def test_gaussian_log_prob_and_entropy_are_sums_over_action_dimensions():
     torch.testing.assert_close(pi.entropy(), torch.full((5,), 2 * (0.5 + 0.5 * math.log(2 * math.pi) + math.log(std))))
     assert torch.equal(net.mode(out), out["mean"]) and pi.sample().shape == (5, 2)
     assert torch.equal(out["log_std"], torch.full((5, 2), -0.5))  # one learned vector, whatever the state
+
+
+@pytest.mark.parametrize("shape", [(6,), (64, 6), (3, 5, 4)])
+def test_categorical_gives_torchs_values_and_gradients(shape):
+    logits = torch.randn(shape, requires_grad=True)
+    ours, torchs = Categorical(logits), torch.distributions.Categorical(logits=logits)
+    action = torchs.sample()
+    terms = [(ours.log_prob(action), torchs.log_prob(action)), (ours.entropy(), torchs.entropy())]
+    for mine, want in terms:
+        torch.testing.assert_close(mine, want)
+        grads = [torch.autograd.grad(t.sum(), logits, retain_graph=True)[0] for t in (mine, want)]
+        torch.testing.assert_close(*grads)
+    torch.testing.assert_close(ours.probs, torchs.probs)
+    assert ours.sample().shape == action.shape and torch.equal(ours.mode, torchs.mode)
+    assert ours.batch_shape == torchs.batch_shape and ours.param_shape == torchs.param_shape
+
+
+def test_categorical_entropy_counts_an_impossible_action_as_zero():
+    logits = torch.tensor([[0.0, 1.0, -math.inf]])
+    entropy = Categorical(logits).entropy()
+    assert torch.isfinite(entropy).all()
+    torch.testing.assert_close(entropy, torch.distributions.Categorical(logits=logits).entropy())
 
 
 def test_multi_discrete_is_independent_categoricals():

@@ -15,12 +15,32 @@ import gymnasium as gym
 import numpy as np
 import torch
 from torch import nn
-from torch.distributions import Categorical, Distribution, Independent, Normal
+from torch.distributions import Categorical as TorchCategorical
+from torch.distributions import Distribution, Independent, Normal
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 
 SPACES = ("Discrete", "MultiDiscrete", "Box")
+
+
+class Categorical(TorchCategorical):
+    """torch's Categorical over ``logits``, with its values at a lower cost: normalized by one
+    ``log_softmax`` (torch's takes logsumexp, several kernels forward and backward), log pi(a|s) one
+    gather, the entropy one sum; arguments not validated, as the logits come from the network
+    (docs/results.md, "Why the code is so")."""
+
+    def __init__(self, logits: torch.Tensor):
+        self.logits = logits.log_softmax(-1)
+        self._param, self._num_events = self.logits, logits.size(-1)  # what torch's methods read
+        Distribution.__init__(self, logits.shape[:-1], validate_args=False)
+
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
+        return self.logits.gather(-1, value.long().unsqueeze(-1)).squeeze(-1)
+
+    def entropy(self) -> torch.Tensor:
+        # clamped as torch's is: a -inf log-prob times its zero probability counts 0, not nan
+        return -(self.logits.clamp(min=torch.finfo(self.logits.dtype).min) * self.logits.exp()).sum(-1)
 
 
 class CategoricalLayer(nn.Module):
@@ -34,8 +54,7 @@ class CategoricalLayer(nn.Module):
         return {"logits": self.linear(h)}
 
     def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
-        # Arguments not validated: the logits come from the network, and the checks cost more than sampling.
-        return Categorical(logits=out["logits"], validate_args=False)
+        return Categorical(out["logits"])
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         return out["logits"].argmax(dim=-1)
@@ -46,17 +65,17 @@ class MultiCategorical(Distribution):
     entropies summed over them."""
 
     def __init__(self, logits: torch.Tensor, nvec: list[int]):
-        self.parts = [Categorical(logits=part, validate_args=False) for part in logits.split(nvec, dim=-1)]
+        self.parts = [Categorical(part) for part in logits.split(nvec, dim=-1)]
         super().__init__(logits.shape[:-1], torch.Size([len(nvec)]), validate_args=False)
 
     def sample(self, sample_shape: torch.Size | list[int] | tuple[int, ...] = ()) -> torch.Tensor:
         return torch.stack([part.sample(torch.Size(sample_shape)) for part in self.parts], dim=-1)
 
     def log_prob(self, value: torch.Tensor) -> torch.Tensor:
-        return sum(part.log_prob(value[..., i]) for i, part in enumerate(self.parts))
+        return torch.stack([part.log_prob(value[..., i]) for i, part in enumerate(self.parts)], -1).sum(-1)
 
     def entropy(self) -> torch.Tensor:
-        return sum(part.entropy() for part in self.parts)
+        return torch.stack([part.entropy() for part in self.parts], -1).sum(-1)
 
     @property
     def mode(self) -> torch.Tensor:
