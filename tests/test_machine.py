@@ -16,6 +16,8 @@ ZEN3 = "flags\t\t: fpu sse2 avx2 fma\n"
 )
 def test_native_bf16_reads_the_cpu_flags(monkeypatch, cpuinfo, found):
     monkeypatch.setattr("rlfw.machine.Path", lambda _: SimpleNamespace(read_text=lambda: cpuinfo))
+    for cap in ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"):
+        monkeypatch.delenv(cap, raising=False)
     assert native_bf16() == found
 
 
