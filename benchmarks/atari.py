@@ -317,9 +317,10 @@ def print_floor(run: list[str], precision: str, f: dict, versus: str) -> None:
     it) and its parts."""
     n = f["num_envs"]
     if run[0] == "ppo":
-        parts = f"a gradient step at batch {f['batch_size']} {f['gradient_ms']:.1f} ms, acting at batch {n} {f['act_ms']:.2f} ms, a step of the {n} envs {f['env_ms']:.2f} ms"
+        learn = f"a gradient step at batch {f['batch_size']} {f['gradient_ms']:.1f} ms"
     else:
-        parts = f"an update at batch 32 {f['update_ms']:.1f} ms, acting at batch {n} {f['act_ms']:.2f} ms, a step of the {n} envs {f['env_ms']:.2f} ms"
+        learn = f"an update at batch 32 {f['update_ms']:.1f} ms"
+    parts = f"{learn}, acting at batch {n} {f['act_ms']:.2f} ms, a step of the {n} envs {f['env_ms']:.2f} ms"
     print(f"{precision} {run[0].upper()} floor: {f['steps_per_s']:.0f} steps/s{versus} ({parts})")
 
 

@@ -23,8 +23,15 @@ def cores() -> int:
 # The oneDNN ISAs (its "CPU Dispatcher Control" guide) that stop below each bf16 instruction set:
 # ONEDNN_MAX_CPU_ISA (DNNL_MAX_CPU_ISA before oneDNN 2) capped there, torch's convolutions emulate it.
 BELOW_AVX512_BF16 = {
-    *("SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2", "AVX512_MIC", "AVX512_MIC_4OPS"),
-    *("AVX512_CORE", "AVX512_CORE_VNNI"),
+    "SSE41",
+    "AVX",
+    "AVX2",
+    "AVX2_VNNI",
+    "AVX2_VNNI_2",
+    "AVX512_MIC",
+    "AVX512_MIC_4OPS",
+    "AVX512_CORE",
+    "AVX512_CORE_VNNI",
 }
 BELOW_AMX = BELOW_AVX512_BF16 | {"AVX512_CORE_BF16", "AVX512_CORE_FP16", "AVX10_1_512", "AVX10_2_512"}
 
