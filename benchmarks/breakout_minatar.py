@@ -26,9 +26,10 @@ no gradient clipping (max_grad_norm inf; SB3's default is 10, the paper clips no
 ``--curves DIR`` writes each rlfw run's metrics.csv and SB3's eval returns there, per algo. (Not named
 minatar.py: run as a script, that name would hide the minatar package from its own imports.)
 
-The floor part (benchmarks/floor.py, one thread) is what PPO's settings allow with no overhead at
-all: 64 gradient steps at batch 64, 128 acting forwards at batch 8 and 128 steps of the 8 envs per
-1,024 env steps, each timed alone. Both sides run the same algorithm with the same values, so they
+The floor part (benchmarks/floor.py, one thread) is what each algo's settings allow with no overhead
+at all, each part timed alone: for PPO 64 gradient steps at batch 64, 128 acting forwards at batch 8
+and 128 steps of the 8 envs per 1,024 env steps; for DQN an update at batch 32, a forward at batch 4
+and a step of the 4 envs per 4 env steps, at epsilon 0.1 (where its runs spend all but 100k steps). Both sides run the same algorithm with the same values, so they
 need about as many env steps; SB3's steps/s over the floor is then the lowest wall-time ratio to SB3
 that any framework could reach with them.
 """
@@ -43,7 +44,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from floor import ppo_floor
+from floor import dqn_floor, ppo_floor
 from time_to_score import Run, compare, learn_sb3, run_child
 from time_to_score import run_rlfw as run_rlfw_with
 
@@ -142,18 +143,24 @@ def sb3_child(algo: str, seed: int) -> None:
     learn_sb3(model, BUDGET, eval_env, TARGET, EVAL_EVERY, EVAL_EPISODES)
 
 
-def print_floor(runs: dict | None) -> None:
-    """The floor (in a fresh child process, one thread), against each side's median steps/s when the
-    comparison ran (their steps/s count evaluations too; the floor has none)."""
-    out = subprocess.run([sys.executable, __file__, "--floor-child"], check=True, capture_output=True, text=True)
-    f = json.loads(out.stdout.strip().splitlines()[-1])
+def floor_child(algo: str) -> None:
+    overrides = ("env=minatar", f"env.game={GAME}", "threads=1", *RLFW_LAYOUT[algo])
+    print(json.dumps(ppo_floor(*overrides) if algo == "ppo" else dqn_floor(0.1, *overrides)))
+
+
+def print_floor(algo: str, runs: dict | None) -> None:
+    """``algo``'s floor (in a fresh child process, one thread), against each side's median steps/s when
+    the comparison ran (their steps/s count evaluations too; the floor has none)."""
+    command = [sys.executable, __file__, "--floor-child", algo]
+    f = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
+    n = f["num_envs"]
+    update = f"a gradient step {f['gradient_ms']:.2f} ms" if algo == "ppo" else f"an update {f['update_ms']:.2f} ms"
     print(
-        f"PPO's floor on Breakout-MinAtar: {f['steps_per_s']:.0f} env steps/s with no overhead (a gradient step"
-        f" at batch {f['batch_size']} {f['gradient_ms']:.2f} ms, acting at batch {f['num_envs']} {f['act_ms']:.3f} ms,"
-        f" an {f['num_envs']}-env step {f['env_ms']:.3f} ms)"
+        f"{algo.upper()}'s floor on Breakout-MinAtar: {f['steps_per_s']:.0f} env steps/s with no overhead ({update} at"
+        f" batch {f['batch_size']}, acting at batch {n} {f['act_ms']:.3f} ms, a step of the {n} envs {f['env_ms']:.3f} ms)"
     )
-    if runs and "ppo" in runs:
-        rate = {name: statistics.median(r["steps_per_s"] for r in done) for name, done in runs["ppo"].items()}
+    if runs and algo in runs:
+        rate = {name: statistics.median(r["steps_per_s"] for r in done) for name, done in runs[algo].items()}
         print(
             f"rlfw {rate['rlfw']:.0f} steps/s ({rate['rlfw'] / f['steps_per_s']:.0%} of the floor), SB3"
             f" {rate['sb3']:.0f} ({rate['sb3'] / f['steps_per_s']:.0%}); at SB3's env steps to {TARGET:g}, a run"
@@ -166,23 +173,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--algos", nargs="+", default=["ppo", "dqn"], choices=["ppo", "dqn"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--curves", type=Path, help="a folder for each run's curve, and curves.png of all in it")
+    parser.add_argument("--curves", type=Path, help="a folder for each run's curve, and <algo>_curves.png of all in it")
     parser.add_argument("--parts", nargs="+", default=["compare", "floor"], choices=["compare", "floor"])
     parser.add_argument("--sb3", nargs=2, metavar=("ALGO", "SEED"), help=argparse.SUPPRESS)
-    parser.add_argument("--floor-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-child", choices=["ppo", "dqn"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sb3:
         return sb3_child(args.sb3[0], int(args.sb3[1]))
     if args.floor_child:
-        print(json.dumps(ppo_floor("env=minatar", f"env.game={GAME}", "threads=1")))
-        return
+        return floor_child(args.floor_child)
     runs = (
         compare(args.algos, args.seeds, {"rlfw": run_rlfw, "sb3": run_sb3}, f"{TARGET:g}")
         if "compare" in args.parts
         else None
     )
     if "floor" in args.parts:
-        print_floor(runs)
+        for algo in args.algos:
+            print_floor(algo, runs)
     if args.curves and runs:
         write_curves(args.curves, args.seeds, runs)
         for algo in runs:

@@ -154,5 +154,6 @@ def dqn_floor(epsilon: float, *overrides: str) -> dict:
         "update_ms": u * 1e3,
         "act_ms": a * 1e3,
         "env_ms": e * 1e3,
+        "batch_size": n,
         "num_envs": envs_n,
     }
