@@ -9,9 +9,9 @@ sticky actions 0.1, difficulty ramp, all 6 actions) and the same network, Young 
 Greedy evaluation every 25,000 env steps on 10 episodes; a run stops at a mean return of 10 (Young &
 Tian's DQN reaches about 10 in 5M frames; their AC(0.8) about 17) or at the 1M-step budget.
 
-PPO: conf/tuned/ppo_minatar.yaml; SB3 takes its values as its own arguments: n_steps 128 x 8 envs, batch 64 (16 minibatches), 4
-epochs, Adam lr 1e-3 (SB3's eps 1e-5), clip 0.2 on the policy and the value, ent_coef 0.01,
-max_grad_norm 0.5, GAE lambda 0.95. Two forms differ: rlfw's value loss is 1/2 (V - R)^2 (CleanRL's)
+PPO: conf/tuned/ppo_minatar.yaml; SB3 takes its values as its own arguments: n_steps 128 x 8 envs,
+batch 64 (16 minibatches), 4 epochs, Adam lr 1e-3 (SB3's eps 1e-5), clip 0.2 on the policy and the
+value, ent_coef 0.01, max_grad_norm 0.5, GAE lambda 0.95. Two forms differ: rlfw's value loss is 1/2 (V - R)^2 (CleanRL's)
 with vf_coef 0.5, SB3's is (V - R)^2, so SB3 gets vf_coef 0.25 for the same gradient; SB3's clipped
 value loss takes the clipped prediction alone, rlfw's the larger of the clipped and unclipped errors.
 
@@ -29,9 +29,9 @@ minatar.py: run as a script, that name would hide the minatar package from its o
 The floor part (benchmarks/floor.py, one thread) is what each algo's settings allow with no overhead
 at all, each part timed alone: for PPO 64 gradient steps at batch 64, 128 acting forwards at batch 8
 and 128 steps of the 8 envs per 1,024 env steps; for DQN an update at batch 32, a forward at batch 4
-and a step of the 4 envs per 4 env steps, at epsilon 0.1 (where its runs spend all but 100k steps). Both sides run the same algorithm with the same values, so they
-need about as many env steps; SB3's steps/s over the floor is then the lowest wall-time ratio to SB3
-that any framework could reach with them.
+and a step of the 4 envs per 4 env steps, at epsilon 0.1 (where its runs spend all but 100k steps).
+Both sides run the same algorithm with the same values, so they need about as many env steps; SB3's
+steps/s over the floor is then the lowest wall-time ratio to SB3 that any framework could reach.
 """
 
 from __future__ import annotations
