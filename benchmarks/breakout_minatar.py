@@ -11,9 +11,10 @@ Tian's DQN reaches about 10 in 5M frames; their AC(0.8) about 17) or at the 1M-s
 
 PPO: conf/tuned/ppo_minatar.yaml; SB3 takes its values as its own arguments: n_steps 128 x 8 envs,
 batch 64 (16 minibatches), 4 epochs, Adam lr 1e-3 (SB3's eps 1e-5), clip 0.2 on the policy and the
-value, ent_coef 0.01, max_grad_norm 0.5, GAE lambda 0.95. Two forms differ: rlfw's value loss is 1/2 (V - R)^2 (CleanRL's)
-with vf_coef 0.5, SB3's is (V - R)^2, so SB3 gets vf_coef 0.25 for the same gradient; SB3's clipped
-value loss takes the clipped prediction alone, rlfw's the larger of the clipped and unclipped errors.
+value, ent_coef 0.01, max_grad_norm 0.5, GAE lambda 0.95. Two forms differ: rlfw's value loss is
+1/2 (V - R)^2 (CleanRL's) with vf_coef 0.5, SB3's is (V - R)^2, so SB3 gets vf_coef 0.25 for the same
+gradient; SB3's clipped value loss takes the clipped prediction alone, rlfw's the larger of the
+clipped and unclipped errors.
 
 DQN: conf/tuned/dqn_minatar.yaml (Young & Tian's values) in the layout of rlfw's tuned Pong DQN, 4 envs
 and an update every vector step, so an update per 4 env steps where their paper updates every env step
