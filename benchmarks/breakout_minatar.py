@@ -18,8 +18,9 @@ clipped and unclipped errors.
 
 DQN: conf/tuned/dqn_minatar.yaml (Young & Tian's values) in the layout of rlfw's tuned Pong DQN, 4 envs
 and an update every vector step, so an update per 4 env steps where their paper updates every env step
-(at one per env step a seed would take hours here; docs/results.md, "Four envs for DQN", found the
-same learning at one update per 4 env steps with 1 env or 4). SB3 in that layout: 4 envs, train_freq 1,
+(at one per env step, an update of 2-3 ms holds a run under 400 env steps/s: some 15 minutes a run
+to 350k env steps, 1.5 hours for three seeds on both sides; docs/results.md, "Four envs for DQN",
+found the same learning at one update per 4 env steps with 1 env or 4). SB3 in that layout: 4 envs, train_freq 1,
 its target copy every 4,000 env steps (rlfw's every 1,000 updates), epsilon 1 -> 0.1 over the first
 100k env steps (exploration_fraction 0.1 of the budget), Huber loss, Adam lr 2.5e-4 with eps 3.125e-4,
 no gradient clipping (max_grad_norm inf; SB3's default is 10, the paper clips nothing).
