@@ -1,4 +1,4 @@
-"""The protocol benchmarks/cartpole.py and benchmarks/minatar.py share: wall seconds and env steps to a
+"""The protocol benchmarks/cartpole.py and benchmarks/breakout_minatar.py share: wall seconds and env steps to a
 greedy-eval return, rlfw against Stable-Baselines3, each run in its own process with one torch
 thread, one run at a time; medians over seeds and the ratio rlfw / SB3 (below 1: rlfw is faster).
 
