@@ -316,11 +316,8 @@ def print_floor(run: list[str], precision: str, f: dict, versus: str) -> None:
     """One floor's line: its steps/s, ``versus`` (SB3's and rlfw's rates against it, when they ran with
     it) and its parts."""
     n = f["num_envs"]
-    if run[0] == "ppo":
-        learn = f"a gradient step at batch {f['batch_size']} {f['gradient_ms']:.1f} ms"
-    else:
-        learn = f"an update at batch 32 {f['update_ms']:.1f} ms"
-    parts = f"{learn}, acting at batch {n} {f['act_ms']:.2f} ms, a step of the {n} envs {f['env_ms']:.2f} ms"
+    learn = f"a gradient step {f['gradient_ms']:.1f} ms" if run[0] == "ppo" else f"an update {f['update_ms']:.1f} ms"
+    parts = f"{learn} at batch {f['batch_size']}, acting at batch {n} {f['act_ms']:.2f} ms, a step of the {n} envs {f['env_ms']:.2f} ms"
     print(f"{precision} {run[0].upper()} floor: {f['steps_per_s']:.0f} steps/s{versus} ({parts})")
 
 
