@@ -16,9 +16,10 @@ processes skew every figure here.
   rlfw runs with its default precision and, on a CPU with bf16 instructions (where that default is
   bf16 convolutions), with fp32 convolutions as well;
 - floor: PPO's floor, the env steps/s the network, optimizer and envs allow with no overhead at all
-  (benchmarks/floor.py), and DQN's at each of --epsilons, in fp32 and, where the CPU has bf16
-  instructions, bf16. With the ppo or dqn part, each floor is measured in the same rounds as that
-  part's runs, and printed with SB3's rate and rlfw's share of it (rlfw in that precision);
+  (benchmarks/floor.py: each part alone, and the parts in turns as a loop calls them), and DQN's at
+  each of --epsilons, in fp32 and, where the CPU has bf16 instructions, bf16. With the ppo or dqn
+  part, each floor is measured in the same rounds as that part's runs, and printed with SB3's rate
+  and rlfw's share of it (rlfw in that precision);
 - dqn: the same for DQN, with the fp32 row too (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
   from step 1,000 so that the measured steps include updates, at two fixed epsilons: 1.0 (how a run
   starts; both skip the Q forward when acting at random) and 0.01 (the last 90% of a 10M-step run).
@@ -312,13 +313,21 @@ def floor_runs(run: list[str], precisions: list[str]) -> list[tuple[str, list[st
     return [("dqn_floor", [run[1], p], f"DQN floor, {p} convolutions") for p in precisions]
 
 
-def print_floor(run: list[str], precision: str, f: dict, versus: str) -> None:
-    """One floor's line: its steps/s, ``versus`` (SB3's and rlfw's rates against it, when they ran with
-    it) and its parts."""
+def print_floor(run: list[str], precision: str, f: dict, sb3: float | None = None, ours: float | None = None) -> None:
+    """A floor's two lines, its parts alone and in turns (benchmarks/floor.py), each against SB3's and
+    rlfw's rates (``sb3``, ``ours``) when they ran in the same rounds."""
     n = f["num_envs"]
     learn = f"a gradient step {f['gradient_ms']:.1f} ms" if run[0] == "ppo" else f"an update {f['update_ms']:.1f} ms"
     parts = f"{learn} at batch {f['batch_size']}, acting at batch {n} {f['act_ms']:.2f} ms, a step of the {n} envs {f['env_ms']:.2f} ms"
-    print(f"{precision} {run[0].upper()} floor: {f['steps_per_s']:.0f} steps/s{versus} ({parts})")
+    turn = (
+        "acting then a step of the envs" if run[0] == "ppo" else "a cycle of acting, a step of the envs and an update"
+    )
+    for label, rate, what in (
+        ("floor", f["steps_per_s"], parts),
+        ("floor in turns", f["steps_per_s_in_turns"], f"{turn} {f['in_turns_ms']:.2f} ms"),
+    ):
+        versus = f", {rate / sb3:.2f}x SB3's {sb3:.0f}; rlfw at {ours / rate:.0%} of it" if sb3 and ours else ""
+        print(f"{precision} {run[0].upper()} {label}: {rate:.0f} steps/s{versus} ({what})")
 
 
 def medians_of(runs: list[tuple[str, list[str], str]], repeats: int) -> list[dict[str, float]]:
@@ -412,12 +421,7 @@ def main() -> None:
         print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}{also}", flush=True)
         ours_in = {"bf16" if bf16 else "fp32": ours, **({"fp32": fp32[0]} if fp32 else {})}  # by precision
         for p, f in zip(precisions if floors else [], measured[len(sides) + len(peers) :], strict=True):
-            print_floor(
-                run,
-                p,
-                f,
-                f", {f['steps_per_s'] / theirs:.2f}x SB3's {theirs:.0f}; rlfw at {ours_in[p] / f['steps_per_s']:.0%} of it",
-            )
+            print_floor(run, p, f, theirs, ours_in[p])
         print(flush=True)
     if "floor" in args.parts:  # the floors of the runs not measured above, alone
         alone = [] if "ppo" in args.parts else [["ppo"]]
@@ -428,7 +432,7 @@ def main() -> None:
                 f"{run[0].upper()}'s floor on Pong{at}: env steps/s with no overhead at all (median of 5 rounds; repeats: {r}):"
             )
             for p, f in zip(precisions, medians_of(floor_runs(run, precisions), r), strict=True):
-                print_floor(run, p, f, "")
+                print_floor(run, p, f)
             print(flush=True)
     if "memory" in args.parts:
         ours, theirs = child("rlfw_memory"), child("sb3_memory")

@@ -15,6 +15,13 @@ DQN's floor (benchmarks/atari.py) is the same idea at a fixed epsilon: per ``col
 env steps, ``updates`` updates of the real DQN loss (online and target forwards, backward, clip, fused
 Adam), ``collect_steps`` acting forwards for the share ``1 - epsilon`` of vector steps that read the
 network, and ``collect_steps`` env steps.
+
+Each floor also comes "in turns": the same calls in the order a loop makes them, and nothing else. A
+loop acts on the observation the env step just returned, so acting and the env step alternate (and
+DQN updates between them), and a forward timed alone in a hot loop skips what it costs after the envs
+ran: on a 2-core AMD EPYC with torch held to AVX2, PPO's batch-8 Pong forward took 2.8-3.2 ms alone,
+4.2-5.7 ms right after an env step and 4.1-4.6 ms after 3 ms of sleep (docs/results.md, "Atari"). The
+floor in turns is what a loop with no overhead at all reaches; the parts-alone floor is above it.
 """
 
 from __future__ import annotations
@@ -91,13 +98,18 @@ def ppo_floor(*overrides: str) -> dict:
     def env_step() -> None:
         envs.step(rng.integers(actions, size=envs_n))
 
-    g, a, e = medians((gradient_step, gradient_steps), (act, steps), (env_step, steps))
-    per_rollout = gradient_steps * g + steps * (a + e)
+    def collect_step() -> None:  # the order of a loop's collection: act on the last step's obs, then step
+        act()
+        env_step()
+
+    g, a, e, t = medians((gradient_step, gradient_steps), (act, steps), (env_step, steps), (collect_step, steps))
     return {
-        "steps_per_s": envs_n * steps / per_rollout,
+        "steps_per_s": envs_n * steps / (gradient_steps * g + steps * (a + e)),
+        "steps_per_s_in_turns": envs_n * steps / (gradient_steps * g + steps * t),
         "gradient_ms": g * 1e3,
         "act_ms": a * 1e3,
         "env_ms": e * 1e3,
+        "in_turns_ms": t * 1e3,
         "batch_size": batch_size,
         "num_envs": envs_n,
     }
@@ -145,15 +157,25 @@ def dqn_floor(epsilon: float, *overrides: str) -> dict:
     def env_step() -> None:
         envs.step(rng.integers(actions, size=envs_n))
 
-    steps = replay["collect_steps"]
-    u, a, e = medians((update, 50), (act, 4 * steps), (env_step, 4 * steps))
+    steps, updates = replay["collect_steps"], replay["updates"]
     reads = 1 - epsilon**envs_n  # vector steps where some env acts greedily: the forward runs
-    per_cycle = replay["updates"] * u + steps * (reads * a + e)
+
+    def cycle() -> None:  # the order of a loop: act (where some env reads the network), step, then update
+        for _ in range(steps):
+            if rng.random() < reads:
+                act()
+            env_step()
+        for _ in range(updates):
+            update()
+
+    u, a, e, c = medians((update, 50), (act, 4 * steps), (env_step, 4 * steps), (cycle, 50))
     return {
-        "steps_per_s": envs_n * steps / per_cycle,
+        "steps_per_s": envs_n * steps / (updates * u + steps * (reads * a + e)),
+        "steps_per_s_in_turns": envs_n * steps / c,
         "update_ms": u * 1e3,
         "act_ms": a * 1e3,
         "env_ms": e * 1e3,
+        "in_turns_ms": c * 1e3,
         "batch_size": n,
         "num_envs": envs_n,
     }
