@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from floor import dqn_floor, ppo_floor
+from floor import described, dqn_floor, ppo_floor
 
 ENVS, PPO_STEPS, DQN_STEPS, DQN_STARTS, CAPACITY = 8, 16_384, 6_000, 1_000, 1_000_000
 COLLECTOR_STEPS, BLOCK = 2_000, 50  # vector steps
@@ -316,15 +316,10 @@ def floor_runs(run: list[str], precisions: list[str]) -> list[tuple[str, list[st
 def print_floor(run: list[str], precision: str, f: dict, sb3: float | None = None, ours: float | None = None) -> None:
     """A floor's two lines, its parts alone and in turns (benchmarks/floor.py), each against SB3's and
     rlfw's rates (``sb3``, ``ours``) when they ran in the same rounds."""
-    n = f["num_envs"]
-    learn = f"a gradient step {f['gradient_ms']:.1f} ms" if run[0] == "ppo" else f"an update {f['update_ms']:.1f} ms"
-    parts = f"{learn} at batch {f['batch_size']}, acting at batch {n} {f['act_ms']:.2f} ms, a step of the {n} envs {f['env_ms']:.2f} ms"
-    turn = (
-        "acting then a step of the envs" if run[0] == "ppo" else "a cycle of acting, a step of the envs and an update"
-    )
+    alone, in_turns = described(run[0], f, 2)
     for label, rate, what in (
-        ("floor", f["steps_per_s"], parts),
-        ("floor in turns", f["steps_per_s_in_turns"], f"{turn} {f['in_turns_ms']:.2f} ms"),
+        ("floor", f["steps_per_s"], alone),
+        ("floor in turns", f["steps_per_s_in_turns"], in_turns),
     ):
         versus = f", {rate / sb3:.2f}x SB3's {sb3:.0f}; rlfw at {ours / rate:.0%} of it" if sb3 and ours else ""
         print(f"{precision} {run[0].upper()} {label}: {rate:.0f} steps/s{versus} ({what})")

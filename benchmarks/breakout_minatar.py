@@ -47,7 +47,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from floor import dqn_floor, ppo_floor
+from floor import described, dqn_floor, ppo_floor
 from time_to_score import Run, compare, learn_sb3, run_child
 from time_to_score import run_rlfw as run_rlfw_with
 
@@ -156,13 +156,10 @@ def print_floor(algo: str, runs: dict | None) -> None:
     the comparison ran (their steps/s count evaluations too; the floor has none)."""
     command = [sys.executable, __file__, "--floor-child", algo]
     f = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
-    n = f["num_envs"]
-    update = f"a gradient step {f['gradient_ms']:.2f} ms" if algo == "ppo" else f"an update {f['update_ms']:.2f} ms"
-    turn = "acting then a step of the envs" if algo == "ppo" else "a cycle of acting, a step of the envs and an update"
+    alone, in_turns = described(algo, f, 3)
     print(
-        f"{algo.upper()}'s floor on Breakout-MinAtar: {f['steps_per_s']:.0f} env steps/s with no overhead ({update} at"
-        f" batch {f['batch_size']}, acting at batch {n} {f['act_ms']:.3f} ms, a step of the {n} envs {f['env_ms']:.3f} ms);"
-        f" in turns {f['steps_per_s_in_turns']:.0f} ({turn} {f['in_turns_ms']:.3f} ms)"
+        f"{algo.upper()}'s floor on Breakout-MinAtar: {f['steps_per_s']:.0f} env steps/s with no overhead ({alone});"
+        f" in turns {f['steps_per_s_in_turns']:.0f} ({in_turns})"
     )
     if runs and algo in runs:
         rate = {name: statistics.median(r["steps_per_s"] for r in done) for name, done in runs[algo].items()}

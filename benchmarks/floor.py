@@ -45,6 +45,22 @@ def medians(*parts: tuple[Callable[[], None], int]) -> list[float]:
     return [statistics.median(r[i] for r in rounds) for i in range(len(parts))]
 
 
+def described(algo: str, f: dict, digits: int) -> tuple[str, str]:
+    """A floor's parts in words, as the benchmarks print them: timed alone, and in turns (``f`` from
+    ``ppo_floor`` or ``dqn_floor``, times in ms to ``digits`` decimals)."""
+    n = f["num_envs"]
+
+    def ms(key: str) -> str:
+        return f"{f[key]:.{digits}f} ms"
+
+    learn = f"a gradient step {ms('gradient_ms')}" if algo == "ppo" else f"an update {ms('update_ms')}"
+    turn = "acting then a step of the envs" if algo == "ppo" else "a cycle of acting, a step of the envs and an update"
+    alone = (
+        f"{learn} at batch {f['batch_size']}, acting at batch {n} {ms('act_ms')}, a step of the {n} envs {ms('env_ms')}"
+    )
+    return alone, f"{turn} {ms('in_turns_ms')}"
+
+
 def built(algo: str, *overrides: str) -> tuple:
     """``python -m rlfw algo=<algo> <overrides>``'s config, parts, training envs (reset) and
     optimizer, in a process set up as a run sets it up (threads, allocator)."""
