@@ -1,4 +1,4 @@
-"""A plain script for tests/test_ranks.py: one run on several CPU ranks (``trainer.strategy=ddp``).
+"""A plain script for tests/run/test_ranks.py: one run on several CPU ranks (``trainer.strategy=ddp``).
 
     python tests/run/ddp_script.py <out folder> trainer.devices=2 <override> ...
 

@@ -1,6 +1,6 @@
 """The GPU path: ``trainer.accelerator=auto`` acts, computes the loss and steps the optimizer on the
 GPU, replay batches arrive from pinned memory, and bf16-mixed trains the CNN. Skipped without CUDA
-(CI has none); run on a GPU machine with ``pytest tests/test_gpu.py``."""
+(CI has none); run on a GPU machine with ``pytest tests/run/test_gpu.py``."""
 
 from pathlib import Path
 
