@@ -1,6 +1,6 @@
-"""Every file of this repository that its prose names exists: the README, the docs, the configs' comments,
-the code and benchmarks (docstrings and comments), and the test modules' docstrings. Files move between
-rooms; a path left behind sends a reader to nothing."""
+"""Every file of this repository that its prose names exists: the README, the docs, the configs, the
+package's and the benchmarks' code, and the test modules' docstrings. Files move between rooms; a path
+left behind sends a reader to nothing."""
 
 import ast
 import re
@@ -15,7 +15,7 @@ PROSE = ["README.md", "plugins/README.md", "docs/**/*.md", "conf/**/*.yaml", "rl
 
 
 def named_paths(text: str) -> set[str]:
-    return {m.rstrip(".") for m in NAMED.findall(text)}
+    return set(NAMED.findall(text))
 
 
 def test_the_pattern_finds_paths_in_prose_and_leaves_other_words():
