@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from time import perf_counter
 
 import numpy as np
 import torch
@@ -11,6 +12,7 @@ from rlfw.env.snapshot import NotRestorable, restore, snapshot
 from rlfw.env.spec import env_action
 from rlfw.explore.outputs import Outputs
 from rlfw.network.normalize import normalizers
+from rlfw.run.timings import Timings
 
 
 class Collector:
@@ -28,6 +30,7 @@ class Collector:
         # the last 100 training episodes (raw rewards): the summary's CleanRL-style return; rows and progress use 20
         self.recent_returns: deque[float] = deque(maxlen=100)
         self.recent_lengths: deque[int] = deque(maxlen=100)
+        self.timings = Timings()  # acting and the envs' step here; the experience stream adds the rest
 
     def collect(self, steps: int, limit: int | None = None) -> None:
         """Up to ``steps`` vector steps, fewer if the env steps reach ``limit``.
@@ -47,11 +50,15 @@ class Collector:
         for the network: right after the envs' threads ran, a torch call costs several times a numpy
         call (docs/results.md, "Why the code is so")."""
         obs = self.obs
+        start = perf_counter()
         for norm in self.normalizers:
             norm.update(obs)
         out = Outputs(self.net, lambda: torch.from_numpy(obs).to(self.device), self.num_envs, self.num_actions)
         action, extras = self.explore.act(out, self.env_steps)
+        acted = perf_counter()
         next_obs, reward, terminated, truncated, info = self.envs.step(self.to_env(action))
+        self.timings.act += acted - start
+        self.timings.env += perf_counter() - acted
         final, done = next_obs, terminated | truncated
         ended = done.any()
         if ended:  # an episode ended: its true last observation is in info

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from time import perf_counter
 
 import torch
 
@@ -22,6 +23,7 @@ from rlfw.run.collector import Collector
 from rlfw.run.evaluate import evaluation
 from rlfw.run.progress import Progress
 from rlfw.run.ranks import env_seed, from_rank_zero, rank_and_world
+from rlfw.run.timings import finisher
 from rlfw.state.resume import for_rank
 from rlfw.state.run_state import restore_run
 
@@ -42,6 +44,7 @@ def experience(module) -> Iterator[Batch]:
         restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))
         log.info("resumed from %s at %s env steps", module.resume.path, f"{module.env_steps:,}")
     progress = Progress(module.total_env_steps, cfg["progress_every_s"])
+    finish = finisher(module.device)
     try:
         while True:
             if module.env_steps >= module.next_eval:  # first thing on resume from a safe point before one
@@ -56,7 +59,10 @@ def experience(module) -> Iterator[Batch]:
             c.collect(module.replay.collect_steps, module.total_env_steps)  # a partial rollout is never ready
             module.env_steps = c.env_steps
             if module.replay.ready():
+                start = perf_counter()
                 yield from module.replay.batches(module.net)
+                finish()
+                c.timings.update += perf_counter() - start
             if module.safe_point():
                 return
         if not module.evals or module.evals[-1]["env_steps"] != module.env_steps:
@@ -71,7 +77,9 @@ def experience(module) -> Iterator[Batch]:
 def evaluate(module, eval_envs) -> bool:
     """Rank 0 plays the greedy episodes (``eval_envs``; None on other ranks); every rank records the
     result. False when a stop signal cut the evaluation short (nothing is recorded then)."""
+    start = perf_counter()
     result = from_rank_zero(module, None if eval_envs is None else evaluation(module, eval_envs, module.stop_requested))
+    module.collector.timings.evaluate += perf_counter() - start
     if result is None:
         return False
     module.evals.append(result)

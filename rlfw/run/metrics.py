@@ -40,7 +40,7 @@ class IntervalMean:
 def train_row(module: Any) -> dict[str, float]:
     """One row of ``train/*`` means over the updates since the last row (``module.interval``), and
     the run's state now: updates (and skipped ones), learning rate, epsilon, the last 20 training
-    episodes, steps/s."""
+    episodes, steps/s and the seconds spent so far in each phase of the loop (``rlfw.run.timings``)."""
     row = {f"train/{k}": v for k, v in module.interval.pop().items()}
     row["train/updates"] = module.updates
     if module.cfg["on_nonfinite"] == "skip":
@@ -54,4 +54,6 @@ def train_row(module: Any) -> dict[str, float]:
         row["train/episode_return"] = float(np.mean(returns))
         row["train/episode_length"] = float(np.mean(lengths))
     row["time/steps_per_s"] = module.steps_per_second()
+    if collector is not None:
+        row.update({f"time/{phase}_s": s for phase, s in collector.timings.seconds().items()})
     return row

@@ -159,6 +159,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         "updates": module.updates,
         "wall_seconds": wall,
         "steps_per_second": module.env_steps / wall,
+        "time_seconds": module.collector.timings.seconds() if module.collector else None,  # this process's
         "evals": module.evals,
         "versions": {
             "rlfw": version("rlfw"),
@@ -179,4 +180,6 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         wall,
         summary["steps_per_second"],
     )
+    if module.collector:
+        log.info("time: %s", module.collector.timings.line())
     return summary
