@@ -118,6 +118,30 @@ def venv_with_rlfw(path: Path, rlfw_wheel: Path) -> Path:
     return python
 
 
+def run_in_process(args: list[str], capsys) -> tuple[int, str, str]:
+    """``python -m rlfw args`` in this process (rlfw.__main__.main, as the command line calls it), for a
+    command that must not train (the ``never_train`` fixture); returns its exit code, stdout and stderr."""
+    from rlfw.__main__ import main
+
+    sys.argv = ["rlfw", *args]
+    try:
+        main()
+    except SystemExit as exit_info:
+        out = capsys.readouterr()
+        return exit_info.code, out.out, out.err
+    raise AssertionError(f"python -m rlfw {' '.join(args)} did not exit")
+
+
+def check_refused(code: int, out: str, err: str, folder: Path) -> None:
+    """One line on stderr naming the problem, exit code 2, no traceback, and nothing in ``folder``."""
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rlfw: config error: "), err
+    assert "Traceback" not in out + err and not out.strip()
+    assert len(lines[0]) > len("rlfw: config error: ") + 10  # says what is wrong
+    assert list(folder.iterdir()) == []  # no run folder, no sweep folder, no outputs/
+
+
 def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 600, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "rlfw", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env

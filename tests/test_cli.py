@@ -1,13 +1,13 @@
 """``python -m rlfw ...`` as a user runs it: bad input, Hydra's flags, a real short run."""
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 import torch
 
-from tests.helpers import ROOT, run_cli
+import rlfw
+from tests.helpers import check_refused, run_cli, run_in_process
 
 BAD = [
     (["algo=nope"], "algo=nope: no such option; valid: a2c, ddpg, double_dqn, dqn, ppo, sac, td3"),
@@ -91,13 +91,14 @@ BAD = [
 
 
 @pytest.mark.parametrize("args, message", BAD)
-def test_bad_input_fails_before_training_with_one_clear_line(tmp_path, args, message):
-    run_dir, sweep_dir = tmp_path / "run", tmp_path / "sweep"
-    result = run_cli(*args, f"hydra.run.dir={run_dir}", f"hydra.sweep.dir={sweep_dir}", cwd=tmp_path)
-    assert result.returncode == 2
-    assert result.stderr.startswith("rlfw: config error: ") and message in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1 and not result.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no run folder, no outputs/, nothing
+def test_bad_input_fails_before_training_with_one_clear_line(tmp_path, args, message, monkeypatch, capsys, never_train):
+    """Through the command line's own entry point, in this process (tests/config/test_fuzz.py also sends
+    a sample of such cases through a real ``python -m rlfw``)."""
+    monkeypatch.chdir(tmp_path)
+    args = [*args, f"hydra.run.dir={tmp_path / 'run'}", f"hydra.sweep.dir={tmp_path / 'sweep'}"]
+    code, out, err = run_in_process(args, capsys)
+    check_refused(code, out, err, tmp_path)
+    assert message in err
 
 
 def test_cfg_job_prints_the_composed_config_without_training(tmp_path):
@@ -108,33 +109,27 @@ def test_cfg_job_prints_the_composed_config_without_training(tmp_path):
     assert not (tmp_path / "outputs").exists()
 
 
-def test_short_run_writes_its_folder_and_returns_the_eval(tmp_path):
-    run_dir = tmp_path / "run"
-    result = run_cli("algo=ppo", "total_env_steps=2048", "eval.every=1024", "log_every=1", f"hydra.run.dir={run_dir}")
+def test_a_short_run_lands_under_outputs_writes_its_folder_and_returns_the_eval(tmp_path):
+    overrides = ["algo=ppo", "total_env_steps=2048", "eval.every=1024", "log_every=1"]
+    result = run_cli(*overrides, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
+    (run_dir,) = (tmp_path / "outputs" / "ppo_cartpole").iterdir()  # the default folder, under the working one
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["env_steps"] == 2048 and summary["algo"] == "ppo" and summary["env"] == "CartPole-v1"
     assert [e["env_steps"] for e in summary["evals"]] == [1024, 2048]
     assert summary["eval_return_mean"] == summary["evals"][-1]["return_mean"] > 0
     assert summary["versions"]["torch"].startswith("2.13.0")
-    assert (
-        summary["overrides"]
-        == ["algo=ppo", "total_env_steps=2048", "eval.every=1024", "log_every=1", f"hydra.run.dir={run_dir}"][:4]
-    )
+    assert summary["overrides"] == overrides
+    assert set(summary["time_seconds"]) == {"act", "env", "update", "evaluate", "other"}
     assert summary["git_dirty"] in (True, False) and len(summary["git_commit"]) == 40
     assert (run_dir / ".hydra" / "config.yaml").exists()
     assert (run_dir / "checkpoints" / "last.ckpt").exists() and (run_dir / "checkpoints" / "best.ckpt").exists()
     assert (run_dir / "resolved.yaml").exists()
     header = (run_dir / "metrics.csv").read_text().splitlines()[0].split(",")
     assert {"step", "eval/return_mean", "train/loss_policy", "train/approx_kl", "time/steps_per_s"} <= set(header)
+    assert {"time/act_s", "time/env_s", "time/update_s", "time/evaluate_s", "time/other_s"} <= set(header)
     assert "env steps" in result.stderr + result.stdout  # the progress line
-
-
-def test_default_run_lands_under_outputs(tmp_path):
-    result = run_cli("total_env_steps=512", "eval.every=512", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    (run,) = (tmp_path / "outputs" / "ppo_cartpole").iterdir()
-    assert (run / "summary.json").exists()
+    assert "time: act " in result.stderr + result.stdout  # where the time went, at the end
 
 
 def test_help_speaks_rlfw():
@@ -148,14 +143,11 @@ def test_help_speaks_rlfw():
     )
 
 
-def test_a_third_party_env_by_module_and_id_runs_into_a_folder_named_by_its_id(tmp_path):
-    result = run_cli(
-        "env=gym", "env.id=tests.env.corridor:RlfwTest/Corridor-v0", "total_env_steps=1024", "eval.every=1024", cwd=ROOT
-    )
-    assert result.returncode == 0, result.stderr
-    run_dir = (result.stdout + result.stderr).split("outputs in ")[1].split()[0]
-    assert "/outputs/ppo_RlfwTest-Corridor-v0/" in run_dir
-    shutil.rmtree(Path(run_dir).parent)  # outputs/ppo_RlfwTest-Corridor-v0: this test's alone
+def test_a_third_party_env_by_module_and_id_runs_into_a_folder_named_by_its_id(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default run folder is outputs/... under the working folder
+    summary = rlfw.train(["env=gym", "env.id=tests.env.corridor:RlfwTest/Corridor-v0", "total_env_steps=1024"])
+    assert summary["run_dir"].parent == Path("outputs/ppo_RlfwTest-Corridor-v0")
+    assert (summary["run_dir"] / "summary.json").exists()
 
 
 def test_a_valid_multirun_is_checked_up_front_and_runs_every_job(tmp_path):

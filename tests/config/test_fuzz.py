@@ -4,13 +4,10 @@ line, exit code 2, no traceback and nothing written (no run folder, no outputs/)
 from __future__ import annotations
 
 import random
-import sys
 
 import pytest
 
-import rlfw.run.train
-from rlfw.__main__ import main
-from tests.helpers import config, run_cli
+from tests.helpers import check_refused, config, run_cli, run_in_process
 
 ALGOS = ("ppo", "dqn", "a2c", "double_dqn")
 GROUPS = ("env", "network/encoder", "network/head", "explore", "replay", "target", "loss", "optim", "logger")
@@ -227,33 +224,6 @@ def test_there_are_at_least_300_distinct_cases():
     assert len(set(CASES)) == len(CASES) >= 300
 
 
-@pytest.fixture
-def never_train(monkeypatch):
-    """A case that passes every check would train: fail the test instead."""
-
-    def accepted(job, run_dir):
-        raise AssertionError(f"accepted: {job.overrides}")
-
-    monkeypatch.setattr(rlfw.run.train, "train", accepted)
-
-
-def run_in_process(args: list[str], capsys) -> tuple[int, str, str]:
-    sys.argv = ["rlfw", *args]
-    with pytest.raises(SystemExit) as exit_info:
-        main()
-    out = capsys.readouterr()
-    return exit_info.value.code, out.out, out.err
-
-
-def check_refused(code: int, out: str, err: str, tmp_path) -> None:
-    assert code == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("rlfw: config error: "), err
-    assert "Traceback" not in out + err and not out.strip()
-    assert len(lines[0]) > len("rlfw: config error: ") + 10  # says what is wrong
-    assert list(tmp_path.iterdir()) == []  # no run folder, no sweep folder, no outputs/
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_malformed_override_is_refused_in_one_line(case, tmp_path, monkeypatch, capsys, never_train):
     monkeypatch.chdir(tmp_path)
@@ -261,7 +231,7 @@ def test_malformed_override_is_refused_in_one_line(case, tmp_path, monkeypatch, 
     check_refused(*run_in_process(args, capsys), tmp_path)
 
 
-@pytest.mark.parametrize("case", random.Random(0).sample(CASES, 12))
+@pytest.mark.parametrize("case", random.Random(0).sample(CASES, 4))
 def test_a_sample_is_refused_the_same_way_as_a_subprocess(case, tmp_path):
     result = run_cli(*case.split(), f"hydra.run.dir={tmp_path}/run", f"hydra.sweep.dir={tmp_path}/sweep", cwd=tmp_path)
     check_refused(result.returncode, result.stdout, result.stderr, tmp_path)
