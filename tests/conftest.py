@@ -1,7 +1,10 @@
 import os
+from pathlib import Path
 
 import pytest
 import torch
+
+from tests.helpers import ROOT, build_wheel
 
 os.environ.setdefault("WANDB_MODE", "offline")  # never let any test reach the network
 torch.set_num_threads(1)
@@ -21,3 +24,9 @@ def never_train(monkeypatch):
         raise AssertionError(f"accepted: {job.overrides}")
 
     monkeypatch.setattr(rlfw.run.train, "train", accepted)
+
+
+@pytest.fixture(scope="session")
+def rlfw_wheel(tmp_path_factory) -> Path:
+    """rlfw built as a wheel from this checkout, once per test process."""
+    return build_wheel(ROOT, tmp_path_factory.mktemp("dist"))

@@ -199,12 +199,16 @@ def keys_by_algo() -> dict[str, tuple[str, object]]:
 
 
 def wrong_types() -> list[str]:
-    return [
-        f"algo={algo} {path}={wrong}"
-        for path, (algo, value) in keys_by_algo().items()
-        if value is not None and not path.endswith(".name")  # a wrong name is an unknown option (SYNTAX)
-        for wrong in WRONG[type(value)]
-    ]
+    """Two wrong values for every key, taken in turn from its type's list: each wrong value of a type is
+    tried on many keys of that type, and every key gets a scalar and (mostly) a container of the wrong kind."""
+    cases, seen = [], dict.fromkeys(WRONG, 0)
+    for path, (algo, value) in keys_by_algo().items():
+        if value is None or path.endswith(".name"):  # a wrong name is an unknown option (SYNTAX)
+            continue
+        wrong, turn = WRONG[type(value)], seen[type(value)]
+        seen[type(value)] += 1
+        cases += [f"algo={algo} {path}={wrong[(turn + i) % len(wrong)]}" for i in (0, 1)]
+    return cases
 
 
 def unknown_keys() -> list[str]:

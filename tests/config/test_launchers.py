@@ -169,15 +169,6 @@ def ray_sweep(tmp_path, env: dict, *overrides: str):
     )
 
 
-def test_a_ray_sweep_runs_on_a_local_ray_it_starts(tmp_path):
-    env = os.environ | {"HOME": str(tmp_path / "home")}  # Ray writes ~/.ray
-    result = ray_sweep(tmp_path, env, "threads=null", "total_env_steps=512", "eval.every=512")
-    assert result.returncode == 0, result.stderr[-3000:]
-    resolved = sorted((tmp_path / "sweep").glob("*_seed=*/resolved.yaml"))
-    assert len(resolved) == 2 and all("threads: 1\n" in p.read_text() for p in resolved)  # a task's one CPU
-    assert "| all runs | 2 |" in (tmp_path / "sweep" / "summary.md").read_text()
-
-
 def test_a_ray_sweep_runs_on_both_nodes_of_a_two_node_ray_cluster(tmp_path):
     """A Ray cluster of two nodes (two raylets on this machine, one CPU each, as `ray start` makes them
     on two machines); the sweep joins it with `hydra.launcher.ray.init.address`, and each node runs a job."""

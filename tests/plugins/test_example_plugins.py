@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from tests.helpers import ROOT, build_wheel, pip_install, venv_with_rlfw
+from tests.helpers import ROOT, pip_install, venv_with_rlfw
 
 PLUGINS = sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").is_file())
 
@@ -15,16 +15,20 @@ def test_there_are_example_plugins():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("plugin", PLUGINS, ids=[p.name for p in PLUGINS])
-def test_example_plugin_passes_its_own_tests(tmp_path, plugin):
-    python = venv_with_rlfw(tmp_path / "venv", build_wheel(ROOT, tmp_path / "dist"))
-    pip_install(python, plugin)
+def test_example_plugins_pass_their_own_tests(tmp_path, rlfw_wheel):
+    """Both in one venv beside rlfw's wheel (a user may install several), their tests in one pytest run."""
+    python = venv_with_rlfw(tmp_path / "venv", rlfw_wheel)
+    pip_install(python, *PLUGINS)
     result = subprocess.run(
-        [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=plugin,
+        [python, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *(f"{p.name}/tests" for p in PLUGINS)],
+        cwd=ROOT / "plugins",
         capture_output=True,
         text=True,
         timeout=1800,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert " passed" in result.stdout.splitlines()[-1] and "failed" not in result.stdout.splitlines()[-1]
+    last = result.stdout.splitlines()[-1]
+    assert " passed" in last and "failed" not in last and "skipped" not in last, last
+    for plugin in PLUGINS:  # each plugin's tests ran, its learning test among them
+        assert f"PASSED {plugin.name}/tests/" in result.stdout, result.stdout[-4000:]
+    assert result.stdout.count("::test_learns_cartpole") == len(PLUGINS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, build_wheel, pip_install, venv_with_our_dependencies, venv_with_rlfw
+from tests.helpers import ROOT, pip_install, venv_with_our_dependencies, venv_with_rlfw
 
 FIXTURE = ROOT / "tests" / "fixtures" / "scaled_dqn_plugin"
 TEXT = {"capture_output": True, "text": True, "timeout": 300}
@@ -29,11 +29,6 @@ def rlfw(python: Path, cwd: Path, *args: str, **env: str) -> subprocess.Complete
     )
 
 
-@pytest.fixture(scope="module")
-def rlfw_wheel(tmp_path_factory) -> Path:
-    return build_wheel(ROOT, tmp_path_factory.mktemp("dist"))
-
-
 def venv_with(tmp_path: Path, rlfw_wheel: Path, rlfw_editable: bool) -> Path:
     """A venv with rlfw installed as a user would: from its wheel, or editable from this checkout."""
     if not rlfw_editable:
@@ -43,12 +38,16 @@ def venv_with(tmp_path: Path, rlfw_wheel: Path, rlfw_editable: bool) -> Path:
     return python
 
 
-@pytest.mark.parametrize("plugin_editable", [False, True], ids=["plugin-wheel", "plugin-editable"])
-@pytest.mark.parametrize("rlfw_editable", [False, True], ids=["rlfw-wheel", "rlfw-editable"])
+@pytest.mark.parametrize(
+    "rlfw_editable, plugin_editable",
+    [(False, True), (True, False)],
+    ids=["rlfw-wheel-plugin-editable", "rlfw-editable-plugin-wheel"],
+)
 def test_a_plugin_is_found_from_any_folder(tmp_path, rlfw_wheel, rlfw_editable, plugin_editable):
     """From a folder outside the repository, whichever way rlfw and the plugin were installed: its algo
     and loss are one override away and listed in --help (STACK.md: Hydra's own plugin scan finds
-    nothing through a setuptools editable install)."""
+    nothing through a setuptools editable install). Each package is installed each way once: what an
+    install of one does not depend on how the other was installed."""
     python = venv_with(tmp_path, rlfw_wheel, rlfw_editable)
     pip_install(python, *(["-e"] if plugin_editable else []), FIXTURE)
     work = tmp_path / "elsewhere"
