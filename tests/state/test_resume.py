@@ -43,8 +43,16 @@ CONTINUOUS = (
     "eval.every=2048",
 )
 # an off-policy actor-critic: twin critics, Polyak-averaged target critics, the learned temperature
-SAC = ("algo=sac", "env=pendulum", *SMALL_SAC, "total_env_steps=2500", "replay.learning_starts=500", "eval.every=1000")
-COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")
+SAC = (
+    "algo=sac",
+    "env=pendulum",
+    *SMALL_SAC,
+    "total_env_steps=1500",
+    "replay.learning_starts=300",
+    "eval.every=500",
+    "checkpoint.every=500",  # an update per env step: a third of the others' steps, as many checkpoints
+)
+COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")  # before each case's: it may set its own
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +113,7 @@ def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
     ids=["dqn-prioritized-nstep", "ppo", "pixels-catch", "continuous-normalized", "sac"],
 )
 def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
-    overrides = (*args, *COMMON)
+    overrides = (*COMMON, *args)
     killed = tmp_path / "killed"
     process = start(killed, *overrides)
     wait_for_checkpoints(process, killed, 2)
@@ -118,7 +126,7 @@ def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, un
 
 
 def test_sigterm_checkpoints_and_the_resume_it_prints_ends_as_the_uninterrupted_run(tmp_path, uninterrupted):
-    overrides = (*DQN, *COMMON)
+    overrides = (*COMMON, *DQN)
     stopped = tmp_path / "stopped"
     process = start(stopped, *overrides)
     wait_for_checkpoints(process, stopped, 1)
