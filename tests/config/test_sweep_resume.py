@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from rlfw.testing import run
-from tests.helpers import run_cli, run_in_process, run_printed
+from tests.helpers import run_cli, run_printed
 from tests.state.test_resume import assert_same_run, wait_for_checkpoints
 
 DQN = (
@@ -54,7 +54,7 @@ def ctrl_c_as_in_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def test_an_interrupted_sweep_is_finished_by_the_same_command_with_resume_auto(tmp_path, capsys, never_train):
+def test_an_interrupted_sweep_is_finished_by_the_same_command_with_resume_auto(tmp_path):
     folder = tmp_path / "sweep"
     process = sweep(folder, *DQN, "seed=0,1,2")
     wait_for_checkpoints(process, folder / "1_seed=1", 2)  # job 0 has finished, job 1 is under way
@@ -64,16 +64,14 @@ def test_an_interrupted_sweep_is_finished_by_the_same_command_with_resume_auto(t
     assert not (folder / "2_seed=2").exists()
     finished = (folder / "0_seed=0" / "summary.json").read_bytes()
 
-    # without resume: refused, nothing runs (the command line's entry point, in this process)
-    code, _, err = run_in_process(["-m", *DQN, "seed=0,1,2", f"hydra.sweep.dir={folder}"], capsys)
-    assert code == 2 and err.strip() == (
+    again = run_cli("-m", *DQN, "seed=0,1,2", f"hydra.sweep.dir={folder}")  # without resume: refused, nothing runs
+    assert again.returncode == 2 and again.stderr.strip() == (
         f"rlfw: config error: hydra.sweep.dir={folder} already holds a sweep; finish it with the same command and"
         " resume=auto, or sweep into another folder"
     )
-    code, _, err = run_in_process(["-m", *DQN, "seed=0,1,2,3", "resume=auto", f"hydra.sweep.dir={folder}"], capsys)
-    assert code == 2 and "these overrides change the sweep" in err
-    assert "seed (0,1,2 before, 0,1,2,3 now)" in err and len(err.strip().splitlines()) == 1
-
+    changed = run_cli("-m", *DQN, "seed=0,1,2,3", "resume=auto", f"hydra.sweep.dir={folder}")
+    assert changed.returncode == 2 and "these overrides change the sweep" in changed.stderr
+    assert "seed (0,1,2 before, 0,1,2,3 now)" in changed.stderr and len(changed.stderr.strip().splitlines()) == 1
     # the rerun on another launcher: joblib's workers (each job's lines go to its own log)
     resumed = run_cli("-m", *DQN, "seed=0,1,2", "resume=auto", "hydra/launcher=joblib", f"hydra.sweep.dir={folder}")
     assert resumed.returncode == 0, resumed.stderr[-2000:]

@@ -73,6 +73,20 @@ def test_a_run_without_an_account_goes_offline_and_holds_config_history_summary_
     assert sorted(t for _, t in wb["artifacts"]) == ["model", "video"] and ids == {wb["run"].run_id}
     assert f"upload it with: wandb sync {run_dir / 'wandb'}" in result.stdout + result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "run"]  # no ./wandb
+    # the finished run, extended with resume=auto: it goes on in the same W&B run
+    result = run_cli(
+        "logger=wandb",
+        "total_env_steps=1536",
+        "eval.every=512",
+        "seed=3",
+        "resume=auto",
+        f"hydra.run.dir={run_dir}",
+        cwd=tmp_path,
+        env=without_account(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    files = sorted((run_dir / "wandb").glob("offline-run-*/run-*.wandb"))
+    assert len(files) == 2 and files[0].name == files[1].name  # run-<id>.wandb: the same run id twice
 
 
 def test_wandb_mode_disabled_turns_it_off(tmp_path):
@@ -132,20 +146,3 @@ def test_the_mode_never_waits_on_the_network(monkeypatch, tmp_path, no_account):
     assert wandb_run.choose_mode("disabled") == "disabled"
     monkeypatch.setenv("WANDB_MODE", "offline")
     assert wandb_run.choose_mode("online") == "offline"  # the environment wins
-
-
-def test_a_resumed_run_goes_on_in_the_same_wandb_run(tmp_path):
-    run_dir = tmp_path / "run"
-    for steps, resume in (("1024", ()), ("2048", ("resume=auto",))):  # a finished run, extended
-        result = run_cli(
-            "logger=wandb",
-            f"total_env_steps={steps}",
-            "eval.every=1024",
-            *resume,
-            f"hydra.run.dir={run_dir}",
-            cwd=tmp_path,
-            env=without_account(tmp_path),
-        )
-        assert result.returncode == 0, result.stderr
-    files = sorted((run_dir / "wandb").glob("offline-run-*/run-*.wandb"))
-    assert len(files) == 2 and files[0].name == files[1].name  # run-<id>.wandb: the same run id twice
