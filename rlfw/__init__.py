@@ -3,11 +3,11 @@
 import os
 from importlib.metadata import version
 
-# Torch's OpenMP threads wait for the next parallel region by spinning, about 3 ms by default:
-# long enough to take the cores of the env threads (ale-py) that rlfw's loop hands them to many
-# times a second; sleeping at once (OMP_WAIT_POLICY=PASSIVE) makes every small op wake them. A
-# spin of 10,000 rounds covers the gaps between one forward's ops and part of the env step after
-# it: shorter spins slow the forward more than they speed the envs (docs/results.md). Set before
+# Torch's OpenMP threads wait for the next parallel region by spinning, by default long enough to
+# take the cores of the env threads (ale-py) that rlfw's loop hands them to many times a second;
+# sleeping at once (OMP_WAIT_POLICY=PASSIVE) makes every small op wake them. A spin of 10,000 rounds
+# covers the gaps between one forward's ops and part of the env step after it: shorter spins slow
+# the forward more than they speed the envs (docs/design.md, "Speed choices, and why"). Set before
 # torch is imported (libgomp reads it once); a user's own setting wins.
 if "OMP_WAIT_POLICY" not in os.environ:
     os.environ.setdefault("GOMP_SPINCOUNT", "10000")

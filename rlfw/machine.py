@@ -39,8 +39,8 @@ BELOW_AMX = BELOW_AVX512_BF16 | {"AVX512_CORE_BF16", "AVX512_CORE_FP16", "AVX10_
 def native_bf16() -> str | None:
     """The CPU's bf16 instructions (``amx_bf16``, ``avx512_bf16``) that oneDNN may use, or None where
     it has neither, an ``ONEDNN_MAX_CPU_ISA`` cap keeps oneDNN below them, or Linux's /proc/cpuinfo
-    cannot say. Without them torch emulates bf16 arithmetic: on an AMD EPYC with AVX2 alone, SAC
-    under ``trainer.precision=bf16-mixed`` trained 10.5x slower than in fp32."""
+    cannot say. Without them torch emulates bf16 arithmetic, several times slower than fp32
+    (docs/results.md, "bf16 convolutions on the CPU")."""
     try:
         flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
     except (OSError, StopIteration):
@@ -53,8 +53,8 @@ def native_bf16() -> str | None:
 
 # glibc's mallopt parameters (malloc.h): blocks up to MMAP_THRESHOLD come from the heap, and freed
 # heap memory goes back to the kernel only past TRIM_THRESHOLD. 32 MiB is the most glibc takes on
-# 64-bit; 1 GiB is over an update's working set (a PPO update on Pong frees ~65 MB at once: with
-# a 64 MiB threshold some runs gave those pages back, and faulted them in again, every update).
+# 64-bit; 1 GiB is over an update's working set (a PPO update on Pong frees tens of MB at once: with
+# a threshold near that size, whether its pages go back to the kernel depends on the heap's layout).
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 MMAP_THRESHOLD, TRIM_THRESHOLD = 32 << 20, 1 << 30
 USER_MALLOC_SETTINGS = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_")
@@ -65,9 +65,9 @@ def keep_freed_memory() -> bool:
 
     By default glibc maps large blocks fresh and unmaps them when freed, and gives a freed heap top
     back to the kernel past twice the largest block freed so far, so each update's batch,
-    activations and gradients (tens of MB on pixels) are faulted in page by page again: 1.68M page
-    faults in a 30 s PPO floor on Pong, 0.12M with this, and each gradient step 15-20% faster
-    (docs/results.md). A run's resident memory stays at its peak instead of shrinking after it.
+    activations and gradients (tens of MB on pixels) would be faulted in page by page again (the
+    figures: benchmarks/results/atari.md). A run's resident memory stays at its peak instead of
+    shrinking after it.
     False where the C library is not glibc or the user set malloc's own variables."""
     if sys.platform != "linux" or any(k in os.environ for k in USER_MALLOC_SETTINGS):
         return False

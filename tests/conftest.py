@@ -10,6 +10,26 @@ os.environ.setdefault("WANDB_MODE", "offline")  # never let any test reach the n
 torch.set_num_threads(1)
 
 
+# Long tests first, so that neither xdist process is left running one alone at the end: the learning
+# runs, then the modules whose tests start other processes (rlfw's command line, ddp ranks, venvs).
+FIRST = (
+    "test_learning.py",
+    "test_ranks.py",
+    "test_sweep_resume.py",
+    "test_launchers.py",
+    "test_example_plugins.py",
+    "test_plugins.py",
+    "test_resume.py",
+    "test_readme.py",
+    "test_wandb.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: the rest keep their order
+
+
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)

@@ -46,7 +46,7 @@ def check_trainer(cfg: dict[str, Any]) -> None:
 
 def emulated_bf16(precision: str, device: str) -> str | None:
     """A warning for bf16 autocast on a CPU without bf16 instructions: valid, but torch emulates bf16
-    there (AMD EPYC, AVX2: SAC on Pendulum 10.5x slower than 32-true, PPO on CartPole 1.9x).
+    there, and a run takes several times as long as in 32-true.
     ``precision`` is the trainer's own: on a CPU Lightning runs ``16-mixed`` as ``bf16-mixed``."""
     if precision != "bf16-mixed" or device != "cpu" or native_bf16():
         return None

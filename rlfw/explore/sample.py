@@ -6,7 +6,7 @@ Inverse-CDF sampling: a ~ pi is the first action whose cumulative probability ex
 one u per row from torch's generator (rlfw's one seeded stream), scaled by the unnormalised total so
 that it never falls past the last possible action. A vector step of a few envs is sampled in plain
 Python floats, more rows in numpy: each numpy call costs microseconds whatever its size, and the
-dozen of them cost more than a Python loop over a few rows (docs/results.md, "Why the code is so")."""
+dozen of them cost more than a Python loop over a few rows (docs/design.md, "Speed choices, and why")."""
 
 from __future__ import annotations
 

@@ -118,7 +118,7 @@ class Rollout:
             order = torch.randperm(len(data.action)).to(device)  # drawn on the CPU: the same order on any device
             for i in range(self.minibatches):
                 rows = order[i * size : (i + 1) * size]
-                # index_select, not v[rows]: on a batch of 256 Pong stacks 0.4 ms instead of 5 ms
+                # index_select, not v[rows]: the same copy without advanced indexing's slower general path
                 batch = Batch({k: v.index_select(0, rows) for k, v in data.items()})
                 if self.normalize_advantage:
                     batch["advantage"] = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)

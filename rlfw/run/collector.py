@@ -48,7 +48,7 @@ class Collector:
 
         numpy from the envs to the replay (explore rules return numpy, replays take it); torch only
         for the network: right after the envs' threads ran, a torch call costs several times a numpy
-        call (docs/results.md, "Why the code is so")."""
+        call (docs/design.md, "Speed choices, and why")."""
         obs = self.obs
         start = perf_counter()
         for norm in self.normalizers:

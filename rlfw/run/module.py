@@ -113,7 +113,7 @@ class RLModule(pl.LightningModule):
 
     def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None) -> None:
         """Lightning's clipping, but by norm with the norm rlfw.run.nonfinite took of the same gradients
-        just before: one pass over them, not two (docs/results.md, "Why the code is so")."""
+        just before: one pass over them, not two (docs/design.md, "Speed choices, and why")."""
         if gradient_clip_val and gradient_clip_algorithm in (None, "norm") and self.grad_norm is not None:
             params = [p for group in optimizer.param_groups for p in group["params"]]
             torch.nn.utils.clip_grads_with_norm_(params, gradient_clip_val, self.grad_norm)

@@ -4,8 +4,8 @@
 debugging) and stops with an error naming the update, the env step and the term. Loss and gradients
 are checked at every update; parameters before each checkpoint of the run state and at the safe
 point before an evaluation or the run's end, where something is about to use them: finite gradients
-keep them finite in between (checking them at every safe point cost DQN on Pong 0.5 ms of its 27 ms
-cycle of 4 env steps and one update; docs/results.md).
+keep them finite in between, and a pass over every parameter at every safe point would cost DQN a
+share of each update cycle (docs/design.md, "Speed choices, and why").
 ``on_nonfinite=skip`` drops a non-finite loss's or gradient's update instead (the optimizer leaves
 parameters without a gradient alone) and counts the skips in ``train/nonfinite_skips``; non-finite
 parameters always stop the run, since no later update can undo them.

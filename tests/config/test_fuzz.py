@@ -1,5 +1,8 @@
-"""Hundreds of generated malformed overrides through the real entry point: each ends with one clear
-line, exit code 2, no traceback and nothing written (no run folder, no outputs/)."""
+"""Hundreds of generated malformed overrides, each refused in one clear line with nothing written (no
+run folder, no outputs/): the command line's syntax cases through its entry point (exit code 2, no
+traceback), the values, keys and combinations through ``rlfw.train``, which composes and checks a
+config as the command line does in half the time (Hydra composes a command line's config twice); a
+sample of both kinds also through a real ``python -m rlfw``."""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ import random
 
 import pytest
 
+import rlfw
+from rlfw.errors import ConfigError
 from tests.helpers import check_refused, config, run_cli, run_in_process
 
 ALGOS = ("ppo", "dqn", "a2c", "double_dqn")
@@ -221,15 +226,26 @@ def unknown_keys() -> list[str]:
     )
 
 
-CASES = wrong_types() + unknown_keys() + OUT_OF_RANGE + COMBINATIONS + SYNTAX
+VALUES = wrong_types() + unknown_keys() + OUT_OF_RANGE + COMBINATIONS
+CASES = VALUES + SYNTAX
 
 
 def test_there_are_at_least_300_distinct_cases():
     assert len(set(CASES)) == len(CASES) >= 300
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_malformed_override_is_refused_in_one_line(case, tmp_path, monkeypatch, capsys, never_train):
+@pytest.mark.parametrize("case", VALUES)
+def test_a_malformed_value_is_refused_in_one_line(case, tmp_path, monkeypatch, never_train):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as refused:
+        rlfw.train(case.split(), run_dir=tmp_path / "run")
+    message = str(refused.value)
+    assert len(message.splitlines()) == 1 and len(message) > 10 and "Traceback" not in message, message
+    assert list(tmp_path.iterdir()) == []  # no run folder, no outputs/
+
+
+@pytest.mark.parametrize("case", SYNTAX)
+def test_a_malformed_command_line_is_refused_in_one_line(case, tmp_path, monkeypatch, capsys, never_train):
     monkeypatch.chdir(tmp_path)
     args = [*case.split(), f"hydra.run.dir={tmp_path}/run", f"hydra.sweep.dir={tmp_path}/sweep"]
     check_refused(*run_in_process(args, capsys), tmp_path)

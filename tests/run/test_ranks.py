@@ -41,24 +41,6 @@ def test_two_ranks_end_with_the_same_parameters_and_ppo_still_learns_cartpole(tm
     assert (tmp_path / "run" / "checkpoints" / "last.ckpt").exists()
 
 
-def test_the_command_line_runs_ddp_and_rank_zero_writes_the_run(tmp_path):
-    result = run_cli(
-        "trainer.strategy=ddp",
-        "trainer.devices=2",
-        "total_env_steps=2048",
-        "eval.every=1024",
-        f"hydra.run.dir={tmp_path / 'run'}",
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "GLOBAL_RANK: 1, MEMBER: 2/2" in result.stdout + result.stderr
-    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert summary["env_steps"] == 2048 and "trainer.strategy=ddp" in summary["overrides"]
-    with open(tmp_path / "run" / "metrics.csv") as f:
-        evals = [int(row["step"]) for row in csv.DictReader(f) if row["eval/return_mean"]]
-    assert evals == [1024, 2048]  # env steps of both ranks; one row per evaluation, from rank 0 alone
-
-
 def test_two_nodes_of_one_process_each_end_identical_and_node_zero_alone_writes_the_run(tmp_path):
     """Two machines as Slurm or torchrun would start them, here on one: the same command on each, told
     its node rank, meeting at MASTER_ADDR:MASTER_PORT; each writes into its own folder (no shared disk)."""
@@ -99,10 +81,23 @@ DDP_RUN = (*DDP, "checkpoint.every=1024", "stop_when_solved=false", "threads=1")
 
 @pytest.fixture(scope="module")
 def whole_ddp_run(tmp_path_factory):
+    """The ddp run never stopped, through the command line (once per test process: its tests share an
+    xdist group, so with ``-n 2`` one process runs them all)."""
     folder = tmp_path_factory.mktemp("whole")
     result = run_cli(*DDP_RUN, f"hydra.run.dir={folder}", cwd=folder)
     assert result.returncode == 0, result.stderr[-3000:]
+    (folder / "output.txt").write_text(result.stdout + result.stderr)
     return folder
+
+
+@pytest.mark.xdist_group("ddp_run")
+def test_the_command_line_runs_ddp_and_rank_zero_writes_the_run(whole_ddp_run):
+    assert "GLOBAL_RANK: 1, MEMBER: 2/2" in (whole_ddp_run / "output.txt").read_text()
+    summary = json.loads((whole_ddp_run / "summary.json").read_text())
+    assert summary["env_steps"] == 8192 and "trainer.strategy=ddp" in summary["overrides"]
+    with open(whole_ddp_run / "metrics.csv") as f:
+        evals = [int(row["step"]) for row in csv.DictReader(f) if row["eval/return_mean"]]
+    assert evals == [2048, 4096, 6144, 8192]  # env steps of both ranks; one row per evaluation, from rank 0 alone
 
 
 def start_ddp(folder, *overrides: str) -> subprocess.Popen:
@@ -116,6 +111,7 @@ def start_ddp(folder, *overrides: str) -> subprocess.Popen:
     )
 
 
+@pytest.mark.xdist_group("ddp_run")
 def test_a_killed_two_process_run_resumes_as_the_one_never_stopped(tmp_path, whole_ddp_run):
     killed = tmp_path / "killed"
     process = start_ddp(killed)
@@ -129,6 +125,7 @@ def test_a_killed_two_process_run_resumes_as_the_one_never_stopped(tmp_path, who
     assert_same_run(killed, whole_ddp_run)
 
 
+@pytest.mark.xdist_group("ddp_run")
 def test_sigterm_to_rank_zero_stops_both_ranks_at_one_checkpoint_and_the_resume_ends_as_the_whole_run(
     tmp_path, whole_ddp_run
 ):
@@ -147,6 +144,7 @@ def test_sigterm_to_rank_zero_stops_both_ranks_at_one_checkpoint_and_the_resume_
     assert_same_run(stopped, whole_ddp_run)
 
 
+@pytest.mark.xdist_group("ddp_run")
 def test_a_killed_rank_stops_the_other_in_one_line_whose_command_resumes_exactly(tmp_path, whole_ddp_run):
     folder = tmp_path / "rank_killed"
     process = start_ddp(folder)

@@ -7,7 +7,8 @@ input channels: ``[B, stack, H, W]`` and ``[B, stack, C, H, W]`` both work.
 ``precision``: the convolutions' arithmetic on the CPU. ``auto`` is bf16 where the CPU has bf16
 instructions (AMX, AVX-512 BF16; ``rlfw.machine.native_bf16``) and the frames are at least
 ``BF16_FROM`` pixels a side, and fp32 otherwise; the fully connected layer and everything after it
-stay fp32 (docs/results.md has the speeds and the learning comparison). GPUs run fp32 here;
+stay fp32 (docs/results.md, "bf16 convolutions on the CPU", has the speeds and the learning comparison).
+GPUs run fp32 here;
 ``trainer.precision=bf16-mixed`` is theirs.
 """
 
@@ -28,7 +29,7 @@ from rlfw.registry import register
 
 PRECISIONS = ("auto", "fp32", "bf16")
 # auto's smallest frame side for bf16: it made Atari's 84x84 frames train faster, and 10x10 ones
-# (MinAtar, Catch) no faster, with a doubt about MinAtar's returns (docs/results.md, "bf16 on the CPU")
+# (MinAtar, Catch) no faster, with a doubt about MinAtar's returns (docs/results.md, "bf16 convolutions on the CPU")
 BF16_FROM = 32
 
 
@@ -101,7 +102,7 @@ class NatureCNN(Encoder):
                 self.precision += f": fp32 ({height}x{width} frames: bf16 pays from {BF16_FROM}x{BF16_FROM})"
             else:
                 self.precision += f": bf16 convolutions on the CPU ({instructions})"
-        elif self.emulated:  # an AVX2 AMD EPYC: a batch-256 forward and backward 9x fp32's time (docs/results.md)
+        elif self.emulated:  # emulated bf16 is several times slower than fp32 (docs/results.md)
             self.precision += (
                 ": this CPU has no bf16 instructions, so torch emulates them, several times slower than fp32"
             )

@@ -28,7 +28,7 @@ class Categorical(TorchCategorical):
     """torch's Categorical over ``logits``, with its values at a lower cost: normalized by one
     ``log_softmax`` (torch's takes logsumexp, several kernels forward and backward), log pi(a|s) one
     gather, the entropy one sum; arguments not validated, as the logits come from the network
-    (docs/results.md, "Why the code is so")."""
+    (docs/design.md, "Speed choices, and why")."""
 
     def __init__(self, logits: torch.Tensor):
         self.logits = logits.log_softmax(-1)
