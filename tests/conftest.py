@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.helpers import ROOT, build_wheel
+from tests.helpers import ROOT, build_wheel, made_once
 
 os.environ.setdefault("WANDB_MODE", "offline")  # never let any test reach the network
 torch.set_num_threads(1)
@@ -48,5 +48,6 @@ def never_train(monkeypatch):
 
 @pytest.fixture(scope="session")
 def rlfw_wheel(tmp_path_factory) -> Path:
-    """rlfw built as a wheel from this checkout, once per test process."""
-    return build_wheel(ROOT, tmp_path_factory.mktemp("dist"))
+    """rlfw built as a wheel from this checkout, once per test session."""
+    (wheel,) = made_once(tmp_path_factory, "rlfw_wheel", lambda out: build_wheel(ROOT, out)).glob("*.whl")
+    return wheel

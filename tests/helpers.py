@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import shlex
+import shutil
 import struct
 import subprocess
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -116,6 +119,26 @@ def venv_with_rlfw(path: Path, rlfw_wheel: Path) -> Path:
     python = venv_with_our_dependencies(path)
     pip_install(python, rlfw_wheel)
     return python
+
+
+def made_once(tmp_path_factory, name: str, make: Callable[[Path], object]) -> Path:
+    """A folder that ``make`` fills once per test session, whichever xdist process asks first: the
+    other waits for it and reuses it (pytest-xdist's ``--dist loadgroup`` no longer groups tests with
+    pytest 9: pytest-xdist issue 1386). Without xdist, a folder of this process."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.mktemp(name)
+        make(folder)
+        return folder
+    root = tmp_path_factory.getbasetemp().parent  # this session's, shared by its xdist processes
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / f"{name}.done").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            (root / f"{name}.done").touch()
+    return folder
 
 
 def run_in_process(args: list[str], capsys) -> tuple[int, str, str]:

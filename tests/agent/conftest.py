@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 import rlfw
-from tests.helpers import SMALL_SAC
+from tests.helpers import SMALL_SAC, made_once
 
 RUNS = {
     "ppo": ["algo=ppo", "env=cartpole", "total_env_steps=4096", "eval.every=2048"],
@@ -27,6 +27,11 @@ RUNS = {
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory) -> dict[str, Path]:
-    """Trained with ``rlfw.train``, once per test process."""
-    root = tmp_path_factory.mktemp("runs")
-    return {name: rlfw.train(overrides, run_dir=root / name)["run_dir"] for name, overrides in RUNS.items()}
+    """Trained with ``rlfw.train``, once per test session."""
+
+    def train(root: Path) -> None:
+        for name, overrides in RUNS.items():
+            rlfw.train(overrides, run_dir=root / name)
+
+    root = made_once(tmp_path_factory, "agent_runs", train)
+    return {name: root / name for name in RUNS}

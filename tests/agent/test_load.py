@@ -12,8 +12,6 @@ from rlfw.errors import ConfigError
 from rlfw.network.normalize import normalizers
 from rlfw.run.evaluate import evaluate
 
-pytestmark = pytest.mark.xdist_group("agent_runs")  # one test process: the trained runs (conftest.py) are made once
-
 
 @pytest.mark.parametrize("name", ["ppo", "dqn", "catch"])  # discrete actions
 def test_predict_takes_one_observation_or_a_batch_numpy_or_torch(runs, name):

@@ -13,8 +13,6 @@ from rlfw.export import main as export_main
 from rlfw.network.encoder.cnn import fp32
 from rlfw.play import main as play_main
 
-pytestmark = pytest.mark.xdist_group("agent_runs")  # one test process: the trained runs (conftest.py) are made once
-
 
 def test_play_prints_the_runs_own_evaluation_of_the_checkpoint(runs, capsys):
     summary = json.loads((runs["dqn"] / "summary.json").read_text())

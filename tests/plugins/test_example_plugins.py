@@ -7,8 +7,6 @@ import pytest
 
 from tests.helpers import ROOT, pip_install, venv_with_rlfw
 
-pytestmark = pytest.mark.xdist_group("rlfw_wheel")  # one test process: rlfw's wheel is built once
-
 PLUGINS = sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").is_file())
 
 

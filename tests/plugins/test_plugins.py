@@ -11,8 +11,6 @@ import pytest
 
 from tests.helpers import ROOT, pip_install, venv_with_our_dependencies, venv_with_rlfw
 
-pytestmark = pytest.mark.xdist_group("rlfw_wheel")  # one test process: rlfw's wheel is built once
-
 FIXTURE = ROOT / "tests" / "fixtures" / "scaled_dqn_plugin"
 TEXT = {"capture_output": True, "text": True, "timeout": 300}
 SHORT = ["total_env_steps=600", "replay.learning_starts=200", "eval.every=600", "eval.episodes=2"]

@@ -8,11 +8,12 @@ import signal
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
 
-from tests.helpers import ROOT, run_cli, run_printed
+from tests.helpers import ROOT, made_once, run_cli, run_printed
 from tests.state.test_resume import assert_same_run, wait_for_checkpoints
 
 
@@ -79,23 +80,23 @@ DDP = ("trainer.strategy=ddp", "trainer.devices=2", "algo=ppo", "total_env_steps
 DDP_RUN = (*DDP, "checkpoint.every=1024", "stop_when_solved=false", "threads=1")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def whole_ddp_run(tmp_path_factory):
-    """The ddp run never stopped, through the command line (once per test process: its tests share an
-    xdist group, so with ``-n 2`` one process runs them all)."""
-    folder = tmp_path_factory.mktemp("whole")
-    result = run_cli(*DDP_RUN, f"hydra.run.dir={folder}", cwd=folder)
-    assert result.returncode == 0, result.stderr[-3000:]
-    (folder / "output.txt").write_text(result.stdout + result.stderr)
-    return folder
+    """The ddp run never stopped, through the command line, once per test session."""
+
+    def train(folder: Path) -> None:
+        result = run_cli(*DDP_RUN, f"hydra.run.dir={folder / 'run'}", cwd=folder)
+        assert result.returncode == 0, result.stderr[-3000:]
+        (folder / "output.txt").write_text(result.stdout + result.stderr)
+
+    return made_once(tmp_path_factory, "whole_ddp_run", train)
 
 
-@pytest.mark.xdist_group("ddp_run")
 def test_the_command_line_runs_ddp_and_rank_zero_writes_the_run(whole_ddp_run):
     assert "GLOBAL_RANK: 1, MEMBER: 2/2" in (whole_ddp_run / "output.txt").read_text()
-    summary = json.loads((whole_ddp_run / "summary.json").read_text())
+    summary = json.loads((whole_ddp_run / "run" / "summary.json").read_text())
     assert summary["env_steps"] == 8192 and "trainer.strategy=ddp" in summary["overrides"]
-    with open(whole_ddp_run / "metrics.csv") as f:
+    with open(whole_ddp_run / "run" / "metrics.csv") as f:
         evals = [int(row["step"]) for row in csv.DictReader(f) if row["eval/return_mean"]]
     assert evals == [2048, 4096, 6144, 8192]  # env steps of both ranks; one row per evaluation, from rank 0 alone
 
@@ -111,7 +112,6 @@ def start_ddp(folder, *overrides: str) -> subprocess.Popen:
     )
 
 
-@pytest.mark.xdist_group("ddp_run")
 def test_a_killed_two_process_run_resumes_as_the_one_never_stopped(tmp_path, whole_ddp_run):
     killed = tmp_path / "killed"
     process = start_ddp(killed)
@@ -122,10 +122,9 @@ def test_a_killed_two_process_run_resumes_as_the_one_never_stopped(tmp_path, who
     assert not (killed / "summary.json").exists(), "the run finished before it was killed: nothing was tested"
     resumed = run_cli(*DDP_RUN, "resume=auto", f"hydra.run.dir={killed}", cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert_same_run(killed, whole_ddp_run)
+    assert_same_run(killed, whole_ddp_run / "run")
 
 
-@pytest.mark.xdist_group("ddp_run")
 def test_sigterm_to_rank_zero_stops_both_ranks_at_one_checkpoint_and_the_resume_ends_as_the_whole_run(
     tmp_path, whole_ddp_run
 ):
@@ -141,10 +140,9 @@ def test_sigterm_to_rank_zero_stops_both_ranks_at_one_checkpoint_and_the_resume_
     assert (stopped / "checkpoints" / newest.name.replace(".ckpt", ".rank1.state")).is_file()
     resumed = run_printed(line, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert_same_run(stopped, whole_ddp_run)
+    assert_same_run(stopped, whole_ddp_run / "run")
 
 
-@pytest.mark.xdist_group("ddp_run")
 def test_a_killed_rank_stops_the_other_in_one_line_whose_command_resumes_exactly(tmp_path, whole_ddp_run):
     folder = tmp_path / "rank_killed"
     process = start_ddp(folder)
@@ -162,4 +160,4 @@ def test_a_killed_rank_stops_the_other_in_one_line_whose_command_resumes_exactly
     ), line
     resumed = run_printed(line, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert_same_run(folder, whole_ddp_run)
+    assert_same_run(folder, whole_ddp_run / "run")
