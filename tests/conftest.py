@@ -37,13 +37,17 @@ def _seed():
 
 @pytest.fixture
 def never_train(monkeypatch):
-    """A command that passes every check would train: fail the test instead."""
+    """A command that passes every check would train: fail the test instead. Both entry points'
+    references are patched (rlfw.train's is bound when rlfw.run.api is imported, so it is imported
+    first: a first import under the patch would keep the stand-in for the rest of the session)."""
+    import rlfw.run.api
     import rlfw.run.train
 
     def accepted(job, run_dir):
         raise AssertionError(f"accepted: {job.overrides}")
 
     monkeypatch.setattr(rlfw.run.train, "train", accepted)
+    monkeypatch.setattr(rlfw.run.api, "train_job", accepted)
 
 
 @pytest.fixture(scope="session")
