@@ -37,7 +37,8 @@ RUN_CONTEXT = {
     "loss": {"spec"},
 }
 
-# Options are duck-typed classes (their contract is read by rlfw.config.check and rlfw.testing): Any.
+# Options of every kind, by name; each kind's contract (rlfw/<kind>/contract.py, the heads' protocols) is
+# checked by rlfw.config.check when a run chooses one, not here: the registry imports no part.
 _REGISTRY: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
 # The packages whose imports register rlfw's shipped options.
 _BUILTINS = ("rlfw.env", "rlfw.network", "rlfw.explore", "rlfw.replay", "rlfw.target", "rlfw.loss", "rlfw.optim")

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from rlfw.batch import Batch
+from rlfw.config.check import contracts
 from rlfw.env.spec import EnvSpec
 from rlfw.explore.outputs import Outputs
 from rlfw.network import build_network
@@ -38,23 +39,23 @@ def spec_for(cls: Any) -> EnvSpec:
     return SPEC if "Discrete" in getattr(cls, "action_spaces", {"Discrete"}) else BOX
 
 
-def head_for(user: Any) -> str:
-    """The first registered head that gives what ``user`` (an explore rule, a loss) needs."""
+def head_for(needs: frozenset[str], distribution: bool = False, critic: bool = False) -> str:
+    """The first registered head that gives the outputs ``needs`` and, if asked, a policy (an action
+    distribution) and critics Q(s, a): what an explore rule or a loss declares it needs."""
     for name, cls in sorted(options("head").items()):
-        if set(user.needs) <= cls.outputs and all(
-            hasattr(cls, method) for flag, method in (("needs_distribution", "distribution"), ("needs_critic", "q_sa"))
-            if getattr(user, flag, False)
-        ):  # fmt: skip
+        if (
+            needs <= cls.outputs
+            and (not distribution or hasattr(cls, "distribution"))
+            and (not critic or hasattr(cls, "q_sa"))
+        ):
             return name
-    raise AssertionError(
-        f"no registered head gives the outputs {sorted(user.needs)} (and the policy or critics) it needs"
-    )
+    raise AssertionError(f"no registered head gives the outputs {sorted(needs)} (and the policy or critics) it needs")
 
 
 def network(needs: frozenset[str] | set[str], head: dict | None = None, spec: EnvSpec | None = None) -> Any:
     """A small network: ``head`` if given, else the first registered head whose outputs cover ``needs``."""
     if head is None:
-        head = {"name": head_for(type("Needs", (), {"needs": frozenset(needs)}))}
+        head = {"name": head_for(frozenset(needs))}
     spec = spec or spec_for(lookup("head", head["name"]))
     return build_network({"encoder": {"name": "mlp", "hidden": [16]}, "head": head}, spec)
 
@@ -124,10 +125,13 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
 
 def check_explore(name: str, **values) -> None:
     """Valid actions for every sub-env, early and late in a run, and exactly the extras it declares."""
-    spec = spec_for(lookup("explore", name))
+    spec = spec_for(declared("explore", name))
     explore = build("explore", {"name": name, **values}, "explore", spec=spec)
     with torch.inference_mode():
-        net, obs = network(explore.needs, {"name": head_for(explore)}, spec), field("obs", spec=spec)
+        net, obs = (
+            network(explore.needs, {"name": head_for(explore.needs, explore.needs_distribution)}, spec),
+            field("obs", spec=spec),
+        )
         for env_step in (0, 10**7):
             action, extras = explore.act(Outputs(net, lambda: obs, N, getattr(spec.action_space, "n", None)), env_step)
             assert_actions(f"explore={name}: actions", action, spec)
@@ -153,11 +157,22 @@ def assert_actions(what: str, action: np.ndarray, spec: EnvSpec) -> None:
         assert bool(((action >= 0) & (action < spec.num_actions)).all()), f"{what}: an action is out of range"
 
 
+def declared(kind: str, name: str) -> Any:
+    """The registered class of ``kind`` ``name``, which subclasses its kind's contract (``rlfw.loss.contract``
+    and its siblings): the fit checks read what it needs from there."""
+    cls = lookup(kind, name)
+    base = contracts()[kind]
+    assert issubclass(cls, base), (
+        f"{kind}={name}: {cls.__qualname__} must subclass {base.__module__}.{base.__qualname__}"
+    )
+    return cls
+
+
 def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, torch.Tensor]:
     """Scalar, finite ``loss_*`` terms whose gradient reaches the network (never the target), metrics
     without gradient, and no batch field read beyond ``needs_batch``."""
-    cls = lookup("loss", name)
-    head = head_for(cls)
+    cls = declared("loss", name)
+    head = head_for(cls.needs, cls.needs_distribution, cls.needs_critic)
     spec = spec_for(lookup("head", head))
     loss = build("loss", {"name": name, **values}, "loss", spec=spec)
     net = network(loss.needs, {"name": head}, spec)
@@ -188,8 +203,9 @@ def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, tor
 def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
     """Ready within ``max_steps`` vector steps of 2 envs; its batches hold exactly the fields it declares."""
     run = {"spec": SPEC, "num_envs": 2, "gamma": 0.99, "total_env_steps": 1_000_000}
+    declared("replay", name)
     replay = build("replay", {"name": name, **values}, "replay", **run)
-    extras: frozenset[str] = getattr(replay, "needs_extras", frozenset())
+    extras = replay.needs_extras
     fields = ["obs", "action", "reward", "next_obs", "terminated", "truncated", *sorted(extras)]
     for _ in range(max_steps):
         replay.add({f: field(f, 2).numpy() for f in fields})  # what the collector hands over: numpy arrays
@@ -207,6 +223,7 @@ def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
 
 def check_target(name: str, **values) -> None:
     """After its updates the target network stays out of the autograd graph."""
+    declared("target", name)
     rule = build("target", {"name": name, **values}, "target")
     net = network({"q"})
     target = copy.deepcopy(net).requires_grad_(False) if rule.uses_target else None

@@ -1,13 +1,17 @@
 """rlfw.testing's contract checks over every built-in option (plugin authors run the same)."""
 
 import pytest
+import torch
 
 from rlfw import testing
+from rlfw.config.check import check_fit
+from rlfw.errors import ConfigError
 from rlfw.loss.dqn import DQNLoss
 from rlfw.network.head.q import QNetwork
 from rlfw.plugins import ORIGIN
 from rlfw.registry import _REGISTRY, options, register
 from rlfw.target.hard import HardUpdate
+from tests.helpers import config
 
 CHECKS = {
     "head": testing.check_head,
@@ -52,6 +56,13 @@ class ExtraOutput(QNetwork):
         return {**super().forward(obs), "features": obs}
 
 
+class Undeclared(torch.nn.Module):  # a DQN loss in all but name: it does not subclass LossHead
+    needs = DQNLoss.needs
+    needs_batch = DQNLoss.needs_batch
+    needs_target = True
+    forward = DQNLoss.forward
+
+
 class GradTarget(HardUpdate):
     def step(self, online, target, update):
         target.requires_grad_(True)
@@ -69,9 +80,18 @@ class GradTarget(HardUpdate):
         ("loss", LeakyMetric, testing.check_loss, "the metric q_all carries a gradient; detach it"),
         ("head", ExtraOutput, testing.check_head, r"declares outputs \['q'\] but returns \['features', 'q'\]"),
         ("target", GradTarget, testing.check_target, "the target's parameters require grad"),
+        ("loss", Undeclared, testing.check_loss, "Undeclared must subclass rlfw.loss.contract.LossHead"),
     ],
 )
 def test_a_component_that_breaks_its_contract_fails_its_check(scratch, kind, cls, check, message):
     scratch(kind, "broken_test", cls)
     with pytest.raises(AssertionError, match=message):
         check("broken_test")
+
+
+def test_a_run_refuses_an_option_that_does_not_declare_its_contract(scratch):
+    scratch("loss", "undeclared_test", Undeclared)
+    with pytest.raises(
+        ConfigError, match=r"^loss=undeclared_test: Undeclared does not subclass rlfw.loss.contract.LossHead"
+    ):
+        check_fit(config("algo=dqn", "loss.name=undeclared_test"))

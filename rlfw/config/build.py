@@ -16,9 +16,13 @@ from torch import nn
 from rlfw.config.algos import algos_acting_in
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
+from rlfw.explore.contract import ExploreRule
+from rlfw.loss.contract import LossHead
 from rlfw.machine import cores, keep_freed_memory, require_memory
 from rlfw.network import build_network
 from rlfw.registry import build, lookup
+from rlfw.replay.contract import Replay
+from rlfw.target.contract import TargetRule
 
 
 @dataclass
@@ -26,10 +30,10 @@ class Parts:
     env: Any  # the env option: .spec and .make(num_envs)
     net: nn.Module
     target_net: nn.Module | None
-    explore: Any
-    replay: Any
-    target: Any
-    loss: nn.Module
+    explore: ExploreRule
+    replay: Replay
+    target: TargetRule
+    loss: LossHead
     optim: Any
 
 

@@ -78,6 +78,17 @@ def heads_with(method: str) -> list[str]:
     return [name for name, cls in sorted(options("head").items()) if hasattr(cls, method)]
 
 
+def contracts() -> dict[str, type]:
+    """Each kind's contract class: the declared capabilities of explore rules, replays, target rules
+    and losses (heads declare theirs on their classes too: ``outputs``, ``action_spaces``)."""
+    from rlfw.explore.contract import ExploreRule
+    from rlfw.loss.contract import LossHead
+    from rlfw.replay.contract import Replay
+    from rlfw.target.contract import TargetRule
+
+    return {"explore": ExploreRule, "replay": Replay, "target": TargetRule, "loss": LossHead}
+
+
 def check_fit(cfg: dict[str, Any]) -> None:
     """Do the chosen options fit together? Checked on their classes, before any is built."""
     keys = {"head": "network.head", "explore": "explore", "replay": "replay", "target": "target", "loss": "loss"}
@@ -85,29 +96,35 @@ def check_fit(cfg: dict[str, Any]) -> None:
     option = {kind: lookup(kind, nodes[kind].get("name"), f"{keys[kind]}.name") for kind in keys}
     head, explore, replay, target, loss = (option[k] for k in keys)
     chosen = {kind: cls.registered_name for kind, cls in option.items()}
+    for kind, base in contracts().items():  # where each kind declares what the checks below read
+        if not issubclass(option[kind], base):
+            raise ConfigError(
+                f"{keys[kind]}={chosen[kind]}: {option[kind].__qualname__} does not subclass"
+                f" {base.__module__}.{base.__qualname__}, whose attributes declare what an option of this kind needs"
+            )
     for who, user in ((f"explore={chosen['explore']}", explore), (f"loss={chosen['loss']}", loss)):
         if not user.needs <= head.outputs:
             raise ConfigError(
                 f"{who}: needs network outputs {_names(user.needs)}; network/head={chosen['head']} gives"
                 f" {_names(head.outputs)}"
             )
-        if getattr(user, "needs_distribution", False) and not hasattr(head, "distribution"):
+        if user.needs_distribution and not hasattr(head, "distribution"):
             raise ConfigError(
                 f"{who}: needs a policy, an action distribution from the head; network/head={chosen['head']}"
                 f" gives {_names(head.outputs)} (heads with a policy: {', '.join(heads_with('distribution'))})"
             )
-        if getattr(user, "needs_critic", False) and not hasattr(head, "q_sa"):
-            raise ConfigError(
-                f"{who}: needs critics Q(s, a) from the head; network/head={chosen['head']} has none"
-                f" (heads with critics: {', '.join(heads_with('q_sa'))})"
-            )
+    if loss.needs_critic and not hasattr(head, "q_sa"):
+        raise ConfigError(
+            f"loss={chosen['loss']}: needs critics Q(s, a) from the head; network/head={chosen['head']} has none"
+            f" (heads with critics: {', '.join(heads_with('q_sa'))})"
+        )
     missing = loss.needs_batch - replay.provides
     if missing:
         raise ConfigError(
             f"loss={chosen['loss']}: needs batch fields {_names(missing)} that replay={chosen['replay']} does not provide"
             f" (it provides {_names(replay.provides)})"
         )
-    missing = getattr(replay, "needs_extras", frozenset()) - explore.extras
+    missing = replay.needs_extras - explore.extras
     if missing:
         raise ConfigError(
             f"replay={chosen['replay']}: needs {_names(missing)} recorded while acting;"

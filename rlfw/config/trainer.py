@@ -26,6 +26,16 @@ RUN_CONTROL: dict[str, Any] = dict(
 )
 
 
+# Applied by rlfw's own update (rlfw/run/update.py), which steps the optimizer itself: Lightning's manual
+# optimization refuses them as Trainer flags.
+UPDATE_FLAGS = ("gradient_clip_val", "gradient_clip_algorithm", "accumulate_grad_batches")
+
+
+def lightning_flags(trainer: dict[str, Any]) -> dict[str, Any]:
+    """``cfg["trainer"]`` without the flags rlfw's update applies."""
+    return {k: v for k, v in trainer.items() if k not in UPDATE_FLAGS}
+
+
 def quiet_lightning() -> None:
     for pattern in QUIET_WARNINGS:
         warnings.filterwarnings("ignore", message=pattern)
@@ -39,7 +49,7 @@ def check_trainer(cfg: dict[str, Any]) -> None:
 
     quiet_lightning()
     try:
-        pl.Trainer(**RUN_CONTROL, logger=False, **cfg["trainer"])
+        pl.Trainer(**RUN_CONTROL, logger=False, **lightning_flags(cfg["trainer"]))
     except (TypeError, ValueError, ImportError, RuntimeError, MisconfigurationException) as err:
         raise ConfigError(f"trainer: {err}") from err
 

@@ -14,11 +14,12 @@ import torch
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
+from rlfw.explore.contract import ExploreRule
 from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 
-class RandomFirst:
+class RandomFirst(ExploreRule):
     action_spaces = frozenset({"Box"})
     extras: frozenset[str] = frozenset()
 

@@ -6,12 +6,13 @@ import numpy as np
 import torch
 
 from rlfw.errors import require
+from rlfw.explore.contract import ExploreRule
 from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 
 @register("explore", "epsilon_greedy")
-class EpsilonGreedy:
+class EpsilonGreedy(ExploreRule):
     needs = frozenset({"q"})
     extras: frozenset[str] = frozenset()
 

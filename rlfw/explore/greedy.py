@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlfw.explore.contract import ExploreRule
 from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 
 @register("explore", "greedy")
-class Greedy:
+class Greedy(ExploreRule):
     needs: frozenset[str] = frozenset()  # every head says what its greedy action is (``mode``)
     extras: frozenset[str] = frozenset()
 

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from torch.distributions import Categorical
 
+from rlfw.explore.contract import ExploreRule
 from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
@@ -24,7 +25,7 @@ PYTHON_ROWS = 16  # up to this many rows, Python floats
 
 
 @register("explore", "sample")
-class Sample:
+class Sample(ExploreRule):
     needs = frozenset({"value"})
     needs_distribution = True
     extras = frozenset({"logp", "value"})

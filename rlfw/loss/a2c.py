@@ -8,12 +8,13 @@ from torch import nn
 from rlfw.batch import Batch
 from rlfw.errors import require
 from rlfw.loss.actor_critic import value_loss
+from rlfw.loss.contract import LossHead
 from rlfw.network.head import PolicyHead
 from rlfw.registry import register
 
 
 @register("loss", "a2c")
-class A2CLoss(nn.Module):
+class A2CLoss(LossHead):
     """L = -mean(log pi(a|s) * A) + vf_coef * 1/2 (V(s) - R)^2 - ent_coef * H[pi(.|s)]"""
 
     needs = frozenset({"value"})

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from rlfw.batch import Batch
 from rlfw.errors import require
+from rlfw.loss.contract import LossHead
+from rlfw.network.head import Head
 from rlfw.registry import register
 
 
 @register("loss", "dqn")
-class DQNLoss(nn.Module):
+class DQNLoss(LossHead):
     """L = mean_i w_i * l(Q(s_i, a_i) - y_i), with the target
 
         y = r + gamma^n * (1 - terminated) * max_a' Q_target(s', a')
@@ -34,11 +35,11 @@ class DQNLoss(nn.Module):
         require(clip_delta > 0, "loss.clip_delta", clip_delta, "must be > 0")
         self.td_loss, self.clip_delta = td_loss, clip_delta
 
-    def next_q(self, batch: Batch, net: nn.Module, target: nn.Module) -> torch.Tensor:
+    def next_q(self, batch: Batch, net: Head, target: Head) -> torch.Tensor:
         """max_a' Q_target(s', a'): the target network both picks and evaluates the next action."""
         return target(batch.next_obs)["q"].max(dim=1).values
 
-    def forward(self, batch: Batch, net: nn.Module, target: nn.Module) -> dict[str, torch.Tensor]:
+    def forward(self, batch: Batch, net: Head, target: Head) -> dict[str, torch.Tensor]:
         q = net(batch.obs)["q"].gather(1, batch.action.long().unsqueeze(1)).squeeze(1)
         with torch.no_grad():
             y = batch.reward + batch.discount * (1.0 - batch.terminated.float()) * self.next_q(batch, net, target)

@@ -8,12 +8,13 @@ from torch import nn
 from rlfw.batch import Batch
 from rlfw.errors import require
 from rlfw.loss.actor_critic import value_loss
+from rlfw.loss.contract import LossHead
 from rlfw.network.head import PolicyHead
 from rlfw.registry import register
 
 
 @register("loss", "ppo")
-class PPOLoss(nn.Module):
+class PPOLoss(LossHead):
     """With ratio = pi(a|s) / pi_old(a|s):
 
         L = -mean(min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A))

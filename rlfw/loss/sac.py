@@ -15,7 +15,6 @@ log(alpha) is this loss's parameter: the optimizer's part ``loss`` (``optim.grou
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import torch
 from torch import nn
@@ -23,6 +22,8 @@ from torch import nn
 from rlfw.batch import Batch
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
+from rlfw.loss.contract import LossHead
+from rlfw.network.head import SoftActorCriticHead
 from rlfw.registry import register
 
 
@@ -36,7 +37,7 @@ def critic_loss(q: torch.Tensor, y: torch.Tensor, batch: Batch) -> torch.Tensor:
 
 
 @register("loss", "sac")
-class SACLoss(nn.Module):
+class SACLoss(LossHead):
     needs = frozenset({"mean", "log_std"})
     needs_distribution = True
     needs_critic = True
@@ -52,7 +53,7 @@ class SACLoss(nn.Module):
         dims = math.prod(spec.action_space.shape or (1,))
         self.target_entropy = -float(dims) if target_entropy is None else target_entropy
 
-    def forward(self, batch: Batch, net: Any, target: Any) -> dict[str, torch.Tensor]:  # CriticHead
+    def forward(self, batch: Batch, net: SoftActorCriticHead, target: SoftActorCriticHead) -> dict[str, torch.Tensor]:
         alpha = self.log_alpha.exp().detach()
         with torch.no_grad():
             next_action, next_logp = net.distribution(net(batch.next_obs)).rsample_with_log_prob()

@@ -10,28 +10,29 @@ a delay of 1: ``conf/algo/ddpg.yaml``.
 Prioritized replay weights and prioritizes samples as in SAC (``rlfw.loss.sac.critic_loss``). y is
 computed under ``no_grad``; the actor's loss reads the critic with its parameters detached, so
 each part gets only its own gradient. Between the actor's updates its loss is left out: its weights
-get no gradient, and the optimizer leaves them alone.
+get no gradient, and the optimizer leaves them alone. The target networks move only together with
+the actor (``targets_with``), as in Fujimoto et al.'s Algorithm 1, SB3 and CleanRL.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
-from torch import nn
 
 from rlfw.batch import Batch
 from rlfw.errors import require
+from rlfw.loss.contract import LossHead
 from rlfw.loss.sac import critic_loss
+from rlfw.network.head import CriticHead
 from rlfw.registry import register
 
 
 @register("loss", "td3")
-class TD3Loss(nn.Module):
+class TD3Loss(LossHead):
     needs = frozenset({"action"})
     needs_critic = True
     needs_batch = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
     needs_target = True
+    targets_with = "loss_actor"  # the target rule steps only on the updates that train the actor
     calls: torch.Tensor
 
     def __init__(self, policy_noise: float = 0.2, noise_clip: float = 0.5, policy_delay: int = 2):
@@ -42,7 +43,7 @@ class TD3Loss(nn.Module):
         self.policy_noise, self.noise_clip, self.policy_delay = policy_noise, noise_clip, policy_delay
         self.register_buffer("calls", torch.zeros((), dtype=torch.long))  # in the checkpoint: a resume keeps the rhythm
 
-    def forward(self, batch: Batch, net: Any, target: Any) -> dict[str, torch.Tensor]:  # CriticHead
+    def forward(self, batch: Batch, net: CriticHead, target: CriticHead) -> dict[str, torch.Tensor]:
         self.calls += 1
         with torch.no_grad():
             next_action = target.mode(target(batch.next_obs))

@@ -10,13 +10,14 @@ import torch
 from rlfw.batch import Batch, to_device
 from rlfw.errors import require
 from rlfw.registry import register
+from rlfw.replay.contract import Replay
 from rlfw.replay.gae import gae
 from rlfw.replay.reward_scale import RewardScale
 from rlfw.replay.steps import StepStore
 
 
 @register("replay", "rollout")
-class Rollout:
+class Rollout(Replay):
     provides = frozenset({"obs", "action", "logp", "value", "advantage", "returns"})
     needs_extras = frozenset({"logp", "value"})
 

@@ -12,12 +12,13 @@ from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.machine import require_memory
 from rlfw.registry import register
+from rlfw.replay.contract import Replay
 from rlfw.replay.frames import FrameStore, bytes_per_transition
 from rlfw.replay.steps import StepStore
 
 
 @register("replay", "uniform")
-class UniformReplay:
+class UniformReplay(Replay):
     """Every ``collect_steps`` vector steps, yields ``updates`` batches of ``batch_size`` transitions
     sampled uniformly from the last ``capacity`` transitions (once ``learning_starts`` were stored).
     """

@@ -56,12 +56,14 @@ def eval_seed(seed: int, evaluation: int) -> int:
 def evaluation(module: Any, envs, stop: Callable[[], bool] = never) -> dict[str, float] | None:
     """One evaluation of ``module``'s network now: its env steps and training seconds so far, and the
     mean and std of the returns; None if ``stop()`` cut it short."""
-    result = evaluate(envs, greedy(module.net, module.device), eval_seed(module.cfg["seed"], len(module.evals)), stop)
+    result = evaluate(
+        envs, greedy(module.net, module.device), eval_seed(module.cfg["seed"], len(module.progress.evals)), stop
+    )
     if result is None:
         return None
     returns, _ = result
     return {
-        "env_steps": module.env_steps,
+        "env_steps": module.progress.env_steps,
         "wall_seconds": module.wall_seconds(),  # evaluations included
         "return_mean": float(returns.mean()),
         "return_std": float(returns.std()),

@@ -42,22 +42,23 @@ def experience(module) -> Iterator[Batch]:
     module.resume_clock(0.0)
     if module.resume is not None:
         restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))
-        log.info("resumed from %s at %s env steps", module.resume.path, f"{module.env_steps:,}")
-    progress = Progress(module.total_env_steps, cfg["progress_every_s"])
+        log.info("resumed from %s at %s env steps", module.resume.path, f"{module.progress.env_steps:,}")
+    bar = Progress(module.total_env_steps, cfg["progress_every_s"])
+    run = module.progress  # the run's counters (rlfw.state.progress), restored above on a resume
     finish = finisher(module.device)
     try:
         while True:
-            if module.env_steps >= module.next_eval:  # first thing on resume from a safe point before one
+            if run.env_steps >= run.next_eval:  # first thing on resume from a safe point before one
                 if not evaluate(module, eval_envs):
                     module.safe_point()  # stopped mid-way: the checkpoint redoes this evaluation
                     return
-                module.next_eval += cfg["eval"]["every"]
+                run.next_eval += cfg["eval"]["every"]
             if rank == 0:
-                progress.update(module)
-            if c.env_steps >= module.total_env_steps or module.solved:
+                bar.update(module)
+            if c.env_steps >= module.total_env_steps or run.solved:
                 break
             c.collect(module.replay.collect_steps, module.total_env_steps)  # a partial rollout is never ready
-            module.env_steps = c.env_steps
+            run.env_steps = c.env_steps
             if module.replay.ready():
                 start = perf_counter()
                 yield from module.replay.batches(module.net)
@@ -65,10 +66,10 @@ def experience(module) -> Iterator[Batch]:
                 c.timings.update += perf_counter() - start
             if module.safe_point():
                 return
-        if not module.evals or module.evals[-1]["env_steps"] != module.env_steps:
+        if not run.evals or run.evals[-1]["env_steps"] != run.env_steps:
             evaluate(module, eval_envs)  # the final evaluation, after the last update
     finally:
-        progress.close()
+        bar.close()
         envs.close()
         if eval_envs is not None:
             eval_envs.close()
@@ -82,7 +83,7 @@ def evaluate(module, eval_envs) -> bool:
     module.collector.timings.evaluate += perf_counter() - start
     if result is None:
         return False
-    module.evals.append(result)
+    module.progress.evals.append(result)
     module.write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
     if module._trainer is not None:  # callbacks with an on_eval hook (best.ckpt) see the weights just evaluated
         for callback in module.trainer.callbacks:
@@ -92,12 +93,12 @@ def evaluate(module, eval_envs) -> bool:
         logger.save()  # metrics reach the disk at every evaluation, not only at the end
     solved_at = module.env.spec.solved_return
     if module.cfg["stop_when_solved"] and solved_at is not None and result["return_mean"] >= solved_at:
-        module.solved = True
+        module.progress.solved = True
         if eval_envs is not None:
             log.info(
                 "solved: greedy eval return %.1f >= %.1f at %d env steps",
                 result["return_mean"],
                 solved_at,
-                module.env_steps,
+                module.progress.env_steps,
             )
     return True

@@ -42,12 +42,12 @@ def train_row(module: Any) -> dict[str, float]:
     the run's state now: updates (and skipped ones), learning rate, epsilon, the last 20 training
     episodes, steps/s and the seconds spent so far in each phase of the loop (``rlfw.run.timings``)."""
     row = {f"train/{k}": v for k, v in module.interval.pop().items()}
-    row["train/updates"] = module.updates
+    row["train/updates"] = module.progress.updates
     if module.cfg["on_nonfinite"] == "skip":
-        row["train/nonfinite_skips"] = module.nonfinite_skips
+        row["train/nonfinite_skips"] = module.progress.nonfinite_skips
     row["train/lr"] = module.trainer.optimizers[0].param_groups[0]["lr"]
     if hasattr(module.explore, "epsilon"):
-        row["train/epsilon"] = module.explore.epsilon(module.env_steps)
+        row["train/epsilon"] = module.explore.epsilon(module.progress.env_steps)
     collector = module.collector
     if collector is not None and collector.recent_returns:
         returns, lengths = collector.recent()

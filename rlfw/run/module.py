@@ -1,9 +1,10 @@
 """``RLModule``: the one LightningModule every algorithm runs in.
 
-The train dataloader is the experience stream (``rlfw/run/experience.py``): it steps the envs with the
-live policy until the replay strategy is ready, then yields its batches. ``training_step`` pulls one batch,
-runs the loss head and returns the sum of its ``loss_*`` terms; Lightning does backward, gradient
-clipping, accumulation and the optimizer step; the target rule follows each optimizer step.
+It builds the parts, hands Lightning the experience stream as its train dataloader
+(``rlfw/run/experience.py``: steps the envs with the live policy until the replay strategy is ready,
+then yields its batches) and trains on each batch with one call of ``rlfw.run.update.update``, which
+does the whole update itself (manual optimization: Lightning runs the loop, the precision context,
+``manual_backward`` and ddp's gradient sync).
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from rlfw.config.build import Parts, build_parts
 from rlfw.run.collector import Collector
 from rlfw.run.experience import experience
 from rlfw.run.metrics import IntervalMean, train_row
+from rlfw.run.nonfinite import NonFiniteGuard
 from rlfw.run.ranks import any_rank, rank_and_world
 from rlfw.run.stopping import StopSignals
+from rlfw.run.update import Learner, update
+from rlfw.state.progress import RunProgress
 from rlfw.state.resume import Resume
 
 log = logging.getLogger("rlfw")
@@ -40,6 +44,7 @@ class _Stream(IterableDataset):
 class RLModule(pl.LightningModule):
     def __init__(self, cfg: dict[str, Any], parts: Parts | None = None, resume: Resume | None = None):
         super().__init__()
+        self.automatic_optimization = False  # rlfw.run.update steps the optimizer
         self.cfg = cfg
         parts = parts or build_parts(cfg)
         self.env, self.explore, self.replay, self.target_rule, self.optim = (
@@ -51,19 +56,10 @@ class RLModule(pl.LightningModule):
         )
         self.net, self.target_net, self.loss_fn = parts.net, parts.target_net, parts.loss
         self.total_env_steps = cfg["total_env_steps"]
-        self.env_steps = 0
-        self.updates = 0
-        self.next_eval = cfg["eval"]["every"]  # env steps
-        self.evals: list[
-            dict[str, float]
-        ] = []  # {"env_steps", "wall_seconds", "return_mean", "return_std"} per evaluation
-        self.solved = False
+        self.progress = RunProgress(next_eval=cfg["eval"]["every"])
         self.collector: Collector | None = None
+        self.learner: Learner | None = None  # made once the optimizer exists (on_train_start)
         self.interval = IntervalMean()  # train terms since the last metrics row
-        self.metric_rows = 0  # rows logged
-        self.nonfinite_skips = 0  # updates skipped for a non-finite loss or gradient (on_nonfinite=skip)
-        self.skip_update = False  # set by rlfw.run.nonfinite for the update under way
-        self.grad_norm: torch.Tensor | None = None  # the update's gradient norm, taken by rlfw.run.nonfinite
         self.resume = resume  # the checkpoint this run goes on from
         self.stop = StopSignals()
         self.started = time.monotonic()  # reset when the stream starts: steps/s counts training only
@@ -79,61 +75,51 @@ class RLModule(pl.LightningModule):
             return optimizer
         # Linear decay to 0 over the run's env steps (SB3's lin_<lr>, CleanRL's anneal_lr).
         decay = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda _: max(0.0, 1.0 - self.env_steps / self.total_env_steps)
+            optimizer, lambda _: max(0.0, 1.0 - self.progress.env_steps / self.total_env_steps)
         )
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": decay, "interval": "step"}}
 
-    def training_step(self, dataloader_iter) -> torch.Tensor:
+    def on_train_start(self) -> None:
+        self.stop.install()
+        trainer, schedulers = self.trainer, self.trainer.lr_scheduler_configs
+        flags = self.cfg["trainer"]
+        self.learner = Learner(
+            net=self.net,
+            target_net=self.target_net,
+            loss=self.loss_fn,
+            target_rule=self.target_rule,
+            optimizer=trainer.optimizers[0],
+            scheduler=schedulers[0].scheduler if schedulers else None,
+            backward=self.manual_backward,
+            feedback=self.replay.feedback,
+            scaler=getattr(trainer.precision_plugin, "scaler", None),  # 16-mixed's GradScaler, if any
+            clip=flags["gradient_clip_val"],
+            clip_by_value=flags["gradient_clip_algorithm"] == "value",
+            accumulate=flags["accumulate_grad_batches"],
+        )
+
+    def training_step(self, dataloader_iter) -> None:
         # Pulling the batch here, not letting Lightning prefetch it, keeps on-policy data exact:
         # the next rollout is collected only after the previous update was applied.
         batch, _, _ = next(dataloader_iter)
-        batch = to_device(batch, self.device)  # replay storage stays on the CPU
-        out = self.loss_fn(batch, self.net, self.target_net)
-        loss = sum(v for k, v in out.items() if k.startswith("loss_"))
-        self.out, self.loss = out, loss  # rlfw.run.nonfinite checks them before the optimizer step
-        self.replay.feedback(batch, out)
+        assert self.learner is not None, "on_train_start makes the learner"
+        result = update(self.learner, to_device(batch, self.device), self.progress.updates + 1)
+        if result.nonfinite is not None:
+            self._guard().update_not_finite(self.trainer, self, result.nonfinite)
+        elif result.stepped:
+            self.progress.updates += 1
         if self.loggers:
-            self.interval.add({"loss": loss, **{k: v for k, v in out.items() if v.ndim == 0 and k != "stop_epochs"}})
-        return loss
-
-    def on_train_start(self) -> None:
-        self.stop.install()
-
-    def on_train_batch_end(self, outputs, batch, batch_idx: int) -> None:
-        if self.interval.count >= self.cfg["log_every"]:  # after the optimizer step: the row counts it
-            self._log_train_row()
-
-    def optimizer_zero_grad(self, epoch: int, batch_idx: int, optimizer) -> None:
-        """No-op: gradients are zeroed right after each optimizer step instead (``optimizer_step``).
-
-        With batches pulled inside ``training_step``, the ``batch_idx`` Lightning passes here lags by
-        one, so its zeroing would fall on the second batch of an accumulation window and drop the
-        first batch's gradient.
-        """
-
-    def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None) -> None:
-        """Lightning's clipping, but by norm with the norm rlfw.run.nonfinite took of the same gradients
-        just before: one pass over them, not two (docs/design.md, "Speed choices, and why")."""
-        if gradient_clip_val and gradient_clip_algorithm in (None, "norm") and self.grad_norm is not None:
-            params = [p for group in optimizer.param_groups for p in group["params"]]
-            torch.nn.utils.clip_grads_with_norm_(params, gradient_clip_val, self.grad_norm)
-        else:
-            self.clip_gradients(optimizer, gradient_clip_val, gradient_clip_algorithm)
-
-    def optimizer_step(self, epoch: int, batch_idx: int, optimizer, optimizer_closure=None) -> None:
-        super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
-        optimizer.zero_grad()
-        if self.skip_update:  # rlfw.run.nonfinite dropped this update's gradients: the optimizer did nothing
-            self.skip_update = False
-            self.nonfinite_skips += 1
-            return
-        self.updates += 1
-        if self.target_net is not None:
-            self.target_rule.step(self.net, self.target_net, self.updates)
+            scalars = {k: v for k, v in result.terms.items() if v.ndim == 0 and k != "stop_epochs"}
+            self.interval.add({"loss": result.loss, **scalars})
+            if self.interval.count >= self.cfg["log_every"]:
+                self._log_train_row()
 
     def on_train_end(self) -> None:
         if self.loggers and self.interval.count and not self.stop_requested():
             self._log_train_row()  # the updates since the last full interval
+
+    def _guard(self) -> NonFiniteGuard:
+        return next(c for c in self.trainer.callbacks if isinstance(c, NonFiniteGuard))  # type: ignore[attr-defined]
 
     # -- the experience stream (rlfw/run/experience.py) and its safe points --------------------------
     def experience(self) -> Iterator[Batch]:
@@ -156,7 +142,7 @@ class RLModule(pl.LightningModule):
 
     # -- logging ---------------------------------------------------------------------------------
     def steps_per_second(self) -> float:
-        return self.env_steps / max(1e-9, time.monotonic() - self.started)
+        return self.progress.env_steps / max(1e-9, time.monotonic() - self.started)
 
     def resume_clock(self, wall_seconds: float) -> None:
         """Training time so far is ``wall_seconds`` (0 when a run starts; a checkpoint's on resume)."""
@@ -171,5 +157,5 @@ class RLModule(pl.LightningModule):
     def write(self, metrics: dict[str, float]) -> None:
         """One metric row, against env steps; checkpoints count the rows (``metric_rows``)."""
         for logger in self.loggers:
-            logger.log_metrics(metrics, step=self.env_steps)
-        self.metric_rows += 1
+            logger.log_metrics(metrics, step=self.progress.env_steps)
+        self.progress.metric_rows += 1

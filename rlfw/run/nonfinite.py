@@ -10,9 +10,8 @@ share of each update cycle (docs/design.md, "Speed choices, and why").
 parameters without a gradient alone) and counts the skips in ``train/nonfinite_skips``; non-finite
 parameters always stop the run, since no later update can undo them.
 
-When all is well an update costs one check of the summed loss and one fused norm over all gradients
-(a norm is finite exactly when every element is, short of overflow in the square sum). Gradient
-clipping by norm (``trainer.gradient_clip_val``) reuses that norm: ``RLModule.configure_gradient_clipping``.
+The update's own check is in ``rlfw.run.update`` (one host sync for the loss and the gradients'
+norm, which clipping reuses); this callback stops or counts what it found, and checks the parameters.
 """
 
 from __future__ import annotations
@@ -20,59 +19,36 @@ from __future__ import annotations
 import logging
 
 import lightning.pytorch as pl
-import torch
 
 from rlfw.errors import NonFiniteError
+from rlfw.run.update import first_nonfinite
 from rlfw.state.checkpoint import Checkpoints
 
 log = logging.getLogger("rlfw")
-
-
-def first_nonfinite(named: dict[str, torch.Tensor]) -> str | None:
-    """The first name whose tensor has a non-finite element, checked with one fused norm first (the
-    norm of huge finite values can overflow: then each tensor is checked, and all may be finite)."""
-    tensors = [t.detach() for t in named.values()]
-    if not tensors or torch.isfinite(torch.nn.utils.get_total_norm(tensors)):
-        return None
-    return next((name for name, t in named.items() if not torch.isfinite(t.detach()).all()), None)
 
 
 class NonFiniteGuard(pl.Callback):
     def __init__(self, mode: str, checkpoints: Checkpoints):
         self.mode, self.checkpoints = mode, checkpoints
 
-    def on_before_optimizer_step(self, trainer: pl.Trainer, module, optimizer) -> None:
-        module.grad_norm = None
-        if not torch.isfinite(module.loss):  # the terms' sum: finite exactly when every term is
-            problem: str | None = (
-                first_nonfinite({k: v for k, v in module.out.items() if k.startswith("loss_")}) or "the loss"
-            )
-        else:  # what the optimizer steps (the loss's own parameters too: SAC's alpha), in its order as clipping has them
-            grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
-            module.grad_norm = torch.nn.utils.get_total_norm(grads)
-            problem = None
-            if not torch.isfinite(module.grad_norm):
-                problem = first_nonfinite(
-                    {f"gradient of {n}": p.grad for n, p in module.named_parameters() if p.grad is not None}
-                )
-        if problem is None:
-            return
-        where = f"update {module.updates + 1:,} (env step {module.env_steps:,})"
+    def update_not_finite(self, trainer: pl.Trainer, module, problem: str) -> None:
+        """An update whose ``problem`` (a loss term, a gradient) was not finite: ``rlfw.run.update`` has
+        dropped its gradients; stop with the state as it was, or count the skip."""
+        progress = module.progress
+        where = f"update {progress.updates + 1:,} (env step {progress.env_steps:,})"
         if self.mode != "skip":
             self._stop(trainer, module, f"{problem} is not finite at {where}")
-        for p in module.net.parameters():
-            p.grad = None
-        module.skip_update = True
-        if not module.nonfinite_skips:
+        if not progress.nonfinite_skips:
             log.warning(
                 "on_nonfinite=skip: %s is not finite at %s: update skipped (train/nonfinite_skips counts them)",
                 problem,
                 where,
             )
+        progress.nonfinite_skips += 1
 
     def on_safe_point(self, trainer: pl.Trainer, module, stopping: bool) -> None:
         """Parameters, when an evaluation or the run's end comes next (every rank alike: their env steps agree)."""
-        if module.env_steps >= min(module.next_eval, module.total_env_steps):
+        if module.progress.env_steps >= min(module.progress.next_eval, module.total_env_steps):
             self.on_before_checkpoint(trainer, module)
 
     def on_before_checkpoint(self, trainer: pl.Trainer, module) -> None:
@@ -82,7 +58,8 @@ class NonFiniteGuard(pl.Callback):
             self._stop(
                 trainer,
                 module,
-                f"{problem} is not finite after update {module.updates:,} (env step {module.env_steps:,})",
+                f"{problem} is not finite after update {module.progress.updates:,}"
+                f" (env step {module.progress.env_steps:,})",
             )
 
     def _stop(self, trainer: pl.Trainer, module, what: str) -> None:

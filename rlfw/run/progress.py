@@ -27,26 +27,28 @@ class Progress:
     def update(self, module) -> None:
         """Called after each collect phase: moves the bar; every ``every_s`` seconds, says more."""
         if self.bar is not None:
-            self.bar.update(module.env_steps - self.bar.n)
+            self.bar.update(module.progress.env_steps - self.bar.n)
         now = time.monotonic()
         if now < self.next_report:
             return
         self.next_report = now + self.every_s
         recent = module.collector.recent()[0] if module.collector else ()
         episode = f"{np.mean(recent):.1f}" if recent else "n/a"
-        last_eval = f"{module.evals[-1]['return_mean']:.1f}" if module.evals else "n/a"
+        last_eval = f"{module.progress.evals[-1]['return_mean']:.1f}" if module.progress.evals else "n/a"
         if self.bar is not None:
-            self.bar.set_postfix_str(f"episode return {episode} | eval return {last_eval} | updates {module.updates:,}")
+            self.bar.set_postfix_str(
+                f"episode return {episode} | eval return {last_eval} | updates {module.progress.updates:,}"
+            )
         else:
             log.info(
                 "env steps %9s / %s (%3.0f%%) | %6.0f steps/s | episode return %8s | eval return %s | updates %d",
-                f"{module.env_steps:,}",
+                f"{module.progress.env_steps:,}",
                 f"{self.total:,}",
-                100 * module.env_steps / self.total,
+                100 * module.progress.env_steps / self.total,
                 module.steps_per_second(),
                 episode,
                 last_eval,
-                module.updates,
+                module.progress.updates,
             )
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ from omegaconf import OmegaConf
 
 from rlfw.config import restart
 from rlfw.config.job import Job
-from rlfw.config.trainer import RUN_CONTROL, emulated_bf16, quiet_lightning
+from rlfw.config.trainer import RUN_CONTROL, emulated_bf16, lightning_flags, quiet_lightning
 from rlfw.errors import RunError, Stopped
 from rlfw.loggers import finish_loggers, make_loggers
 from rlfw.network.encoder.cnn import emulated, precisions
@@ -38,7 +38,8 @@ log = logging.getLogger("rlfw")
 def make_trainer(cfg: dict[str, Any], run_dir: Path, loggers: list[pl.loggers.Logger]) -> pl.Trainer:
     checkpoints = Checkpoints(run_dir / "checkpoints", **cfg["checkpoint"])
     callbacks = [NonFiniteGuard(cfg["on_nonfinite"], checkpoints), checkpoints]  # parameters checked before a save
-    return pl.Trainer(**RUN_CONTROL, logger=loggers, callbacks=callbacks, default_root_dir=run_dir, **cfg["trainer"])
+    flags = lightning_flags(cfg["trainer"])
+    return pl.Trainer(**RUN_CONTROL, logger=loggers, callbacks=callbacks, default_root_dir=run_dir, **flags)
 
 
 def resume_command(job: Job, run_dir: Path) -> str:
@@ -50,7 +51,7 @@ def stopped(job: Job, module: RLModule, run_dir: Path) -> Stopped:
     signal = module.stop.received
     assert signal is not None, "only a run stopped by a signal ends here"
     return Stopped(
-        f"stopped by {signal.name} at {module.env_steps:,} env steps; checkpoint: {run_dir / 'checkpoints' / LAST};"
+        f"stopped by {signal.name} at {module.progress.env_steps:,} env steps; checkpoint: {run_dir / 'checkpoints' / LAST};"
         f" resume with: {resume_command(job, run_dir)}",
         signal.value,
     )
@@ -69,7 +70,9 @@ def broken(err: RuntimeError, trainer: pl.Trainer, job: Job, module: RLModule, r
         return None
     last = run_dir / "checkpoints" / LAST
     newest = f"newest whole checkpoint: {last}" if last.exists() else "no checkpoint to go on from"
-    return RunError(f"{what} at {module.env_steps:,} env steps; {newest}; resume with: {resume_command(job, run_dir)}")
+    return RunError(
+        f"{what} at {module.progress.env_steps:,} env steps; {newest}; resume with: {resume_command(job, run_dir)}"
+    )
 
 
 def _git(*args: str) -> str | None:
@@ -131,14 +134,14 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     wall = module.wall_seconds()  # training (and evaluation) time, a resumed run's before it included
     if module.stop_requested():
         raise stopped(job, module, run_dir)
-    returns = [e["return_mean"] for e in module.evals]
+    returns = [e["return_mean"] for e in module.progress.evals]
     mean_return = sum(returns) / len(returns)  # over all the run's evals (objective=mean_eval)
     if not trainer.is_global_zero:  # a ddp rank > 0: rank 0 writes the run's files
         return {"eval_return_mean": returns[-1], "mean_eval_return": mean_return}
     if cfg["eval"]["video"]:
         video = record(parts.env, greedy(module.net, module.device), run_dir / "eval.mp4", eval_seed(cfg["seed"], 0))
         log.info("video of one greedy evaluation episode: %s", video)
-    final = module.evals[-1]
+    final = module.progress.evals[-1]
     summary = {
         "algo": names["algo"],
         "env": parts.env.spec.id,
@@ -154,13 +157,13 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         "train_episode_return_last_100": float(np.mean(module.collector.recent_returns))
         if module.collector and module.collector.recent_returns
         else None,
-        "solved": module.solved,
-        "env_steps": module.env_steps,
-        "updates": module.updates,
+        "solved": module.progress.solved,
+        "env_steps": module.progress.env_steps,
+        "updates": module.progress.updates,
         "wall_seconds": wall,
-        "steps_per_second": module.env_steps / wall,
+        "steps_per_second": module.progress.env_steps / wall,
         "time_seconds": module.collector.timings.seconds() if module.collector else None,  # this process's
-        "evals": module.evals,
+        "evals": module.progress.evals,
         "versions": {
             "rlfw": version("rlfw"),
             "python": platform.python_version(),
@@ -176,7 +179,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         "done: eval return %.1f +- %.1f after %s env steps in %.1f s (%.0f steps/s)",
         final["return_mean"],
         final["return_std"],
-        f"{module.env_steps:,}",
+        f"{module.progress.env_steps:,}",
         wall,
         summary["steps_per_second"],
     )

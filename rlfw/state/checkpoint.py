@@ -57,13 +57,13 @@ class Checkpoints(pl.Callback):
 
     def on_train_start(self, trainer: pl.Trainer, module) -> None:
         """The intervals count from the run's start, or from the checkpoint a resumed run goes on from
-        (restored later, in the experience stream: ``module.env_steps`` is still 0 here)."""
+        (restored later, in the experience stream: ``module.progress.env_steps`` is still 0 here)."""
         run = module.resume.state["run"] if module.resume is not None else None
         self.saved_env_steps, self.saved_time = (run["env_steps"] if run else 0), time.monotonic()
         self.saved_at = (run["env_steps"], len(run["evals"])) if run else None
 
     def due(self, module) -> bool:
-        by_steps = self.every is not None and module.env_steps >= self.saved_env_steps + self.every
+        by_steps = self.every is not None and module.progress.env_steps >= self.saved_env_steps + self.every
         by_time = self.every_s is not None and time.monotonic() - self.saved_time >= self.every_s
         return by_steps or by_time
 
@@ -94,14 +94,14 @@ class Checkpoints(pl.Callback):
     def save(self, trainer: pl.Trainer, module) -> Path | None:
         """The run state now, its replay beside it; then ``last.ckpt`` and the rotation. Callbacks with an
         ``on_before_checkpoint`` hook (the non-finite guard) see the state first."""
-        self.saved_env_steps, self.saved_time = module.env_steps, time.monotonic()
-        if self.saved_at == (module.env_steps, len(module.evals)):
+        self.saved_env_steps, self.saved_time = module.progress.env_steps, time.monotonic()
+        if self.saved_at == (module.progress.env_steps, len(module.progress.evals)):
             return None  # saved already (a stop signal at the end)
         for callback in trainer.callbacks:  # type: ignore[attr-defined]  # set in Trainer.__init__
             if hasattr(callback, "on_before_checkpoint"):
                 callback.on_before_checkpoint(trainer, module)
-        self.saved_at = (module.env_steps, len(module.evals))
-        path = self.dir / f"env_steps={module.env_steps:012d}.ckpt"
+        self.saved_at = (module.progress.env_steps, len(module.progress.evals))
+        path = self.dir / f"env_steps={module.progress.env_steps:012d}.ckpt"
         ranks = [rank_file(path, r) for r in range(1, trainer.world_size)]
         if ranks:
             if not trainer.is_global_zero:

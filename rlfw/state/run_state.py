@@ -36,14 +36,8 @@ def run_state(module) -> dict[str, Any]:
         "optimizer": trainer.optimizers[0].state_dict(),
         "scheduler": schedulers[0].scheduler.state_dict() if schedulers else None,
         "run": {
-            "env_steps": module.env_steps,
-            "updates": module.updates,
-            "next_eval": module.next_eval,
-            "evals": list(module.evals),
-            "solved": module.solved,
+            **module.progress.state_dict(),
             "wall_seconds": module.wall_seconds(),
-            "metric_rows": module.metric_rows,
-            "nonfinite_skips": module.nonfinite_skips,
             "interval": {
                 "sums": dict(module.interval.sums),
                 "counts": dict(module.interval.counts),
@@ -81,9 +75,7 @@ def restore_run(module, state: dict[str, Any], replay: dict[str, Any]) -> None:
     if state["scheduler"] is not None:
         trainer.lr_scheduler_configs[0].scheduler.load_state_dict(state["scheduler"])
     run = state["run"]
-    module.env_steps, module.updates, module.next_eval = run["env_steps"], run["updates"], run["next_eval"]
-    module.evals, module.solved = list(run["evals"]), run["solved"]
-    module.metric_rows, module.nonfinite_skips = run["metric_rows"], run["nonfinite_skips"]
+    module.progress.load_state_dict(run)
     interval = run["interval"]
     module.interval.sums, module.interval.count = dict(interval["sums"]), interval["count"]
     # checkpoints from before per-term counts: every term came with every update

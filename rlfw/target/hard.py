@@ -8,11 +8,12 @@ from torch import nn
 
 from rlfw.errors import require
 from rlfw.registry import register
+from rlfw.target.contract import TargetRule
 from rlfw.target.polyak import blend
 
 
 @register("target", "hard")
-class HardUpdate:
+class HardUpdate(TargetRule):
     uses_target = True
 
     def __init__(self, period: int = 1000, tau: float = 1.0):

@@ -7,6 +7,7 @@ from torch import nn
 
 from rlfw.errors import require
 from rlfw.registry import register
+from rlfw.target.contract import TargetRule
 
 
 @torch.no_grad()
@@ -18,7 +19,7 @@ def blend(online: nn.Module, target: nn.Module, tau: float) -> None:
 
 
 @register("target", "polyak")
-class PolyakUpdate:
+class PolyakUpdate(TargetRule):
     """``parts``: the network's parts the target follows (SAC: ``[critic]``, its actor is never used
     as a target); null: the whole network."""
 

@@ -30,10 +30,10 @@ if __name__ == "__main__":
     torch.save(
         {
             "params": module.net.state_dict(),
-            "env_steps": module.env_steps,
+            "env_steps": module.progress.env_steps,
             "own_env_steps": module.collector.env_steps // module.collector.world,
-            "updates": module.updates,
-            "evals": module.evals,
+            "updates": module.progress.updates,
+            "evals": module.progress.evals,
         },
         out / f"rank{trainer.global_rank}.pt",
     )

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from rlfw.errors import NonFiniteError
-from rlfw.run.module import RLModule
+from rlfw.run import module
+from rlfw.run.update import update
 from tests.helpers import run
 
 # An absurd learning rate: Adam's first step moves every weight by about 1e30, the next Q values overflow.
@@ -60,15 +61,14 @@ def test_on_nonfinite_skip_skips_those_updates_and_counts_them(tmp_path):
 def test_parameters_gone_non_finite_with_finite_gradients_stop_the_run_before_a_checkpoint_or_evaluation_uses_them(
     tmp_path, monkeypatch, uses, at
 ):
-    step = RLModule.optimizer_step
+    def poisoned(learner, batch, number):  # after update 10, a parameter no loss reaches (no gradient shows it) is NaN
+        result = update(learner, batch, number)
+        if number == 10 and result.stepped:
+            learner.net.spare = torch.nn.Parameter(torch.tensor([float("nan")]))
+            learner.target_net.spare = torch.nn.Parameter(torch.zeros(1))  # the target rule pairs the nets' parameters
+        return result
 
-    def poisoned(self, *args, **kwargs):  # after update 10, a parameter no loss reaches (no gradient shows it) is NaN
-        step(self, *args, **kwargs)
-        if self.updates == 10:
-            self.net.spare = torch.nn.Parameter(torch.tensor([float("nan")]))
-            self.target_net.spare = torch.nn.Parameter(torch.zeros(1))  # the target rule pairs the nets' parameters
-
-    monkeypatch.setattr(RLModule, "optimizer_step", poisoned)
+    monkeypatch.setattr(module, "update", poisoned)
     with pytest.raises(NonFiniteError, match=r"parameter spare is not finite after update") as err:
         run(tmp_path, "algo=dqn", "total_env_steps=3000", "replay.learning_starts=200", "threads=1", *uses)
     # caught at the first safe point (one every 256 env steps, replay.collect_steps) where the state is used

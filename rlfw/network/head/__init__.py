@@ -36,3 +36,15 @@ class CriticHead(Head, Protocol):
     def q_sa(self, obs: torch.Tensor, action: torch.Tensor, frozen: bool = False) -> torch.Tensor:
         """Q_1..Q_n(s, a), ``[n, B]``; ``frozen``: with the critics' parameters detached."""
         ...
+
+
+class SquashedPolicy(Protocol):
+    def rsample_with_log_prob(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """A reparameterized action in the bounds and its log pi(a|s), the change of variables included."""
+        ...
+
+
+class SoftActorCriticHead(CriticHead, Protocol):
+    """SAC's head: critics, and a squashed stochastic actor."""
+
+    def distribution(self, out: dict[str, torch.Tensor]) -> SquashedPolicy: ...

@@ -1,0 +1,20 @@
+"""What an explore rule is and declares: the one place the fit checks (``rlfw/config/check.py``),
+the plugin listing and ``rlfw.testing`` read its capabilities from."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlfw.explore.outputs import Outputs
+
+
+class ExploreRule:
+    """``act(outputs, env_step) -> (actions, extras)``, numpy out: the actions the envs take and what
+    the replay records with them (``extras``). A rule subclasses this class and overrides what it needs."""
+
+    needs: frozenset[str] = frozenset()  # the network outputs it reads
+    needs_distribution: bool = False  # pi(.|s) from the head (``outputs.distribution()``)
+    extras: frozenset[str] = frozenset()  # what it records per step ("logp", "value")
+
+    def act(self, outputs: Outputs, env_step: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:  # pragma: no cover
+        raise NotImplementedError

@@ -1,0 +1,25 @@
+"""What a loss head is and declares: the one place the fit checks (``rlfw/config/check.py``), the
+plugin listing and ``rlfw.testing`` read a loss's capabilities from."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from rlfw.batch import Batch
+
+
+class LossHead(nn.Module):
+    """``forward(batch, net, target) -> {"loss_*": ..., metrics}``: the module sums the ``loss_*``
+    terms and logs the scalar rest; ``td_error`` gives prioritized replay its priorities and
+    ``stop_epochs`` ends PPO's epochs early. A loss subclasses this class and overrides what it needs."""
+
+    needs: frozenset[str] = frozenset()  # the network outputs it reads ("q", "value", ...)
+    needs_distribution: bool = False  # pi(.|s) from the head (``net.distribution``)
+    needs_critic: bool = False  # critics Q(s, a) from the head (``net.q_sa``)
+    needs_batch: frozenset[str] = frozenset()  # the batch fields it reads
+    needs_target: bool = False  # a target network (passed as ``target``)
+    targets_with: str | None = None  # the target rule steps only on updates that have this term (TD3's actor)
+
+    def forward(self, batch: Batch, net, target) -> dict[str, torch.Tensor]:  # pragma: no cover
+        raise NotImplementedError

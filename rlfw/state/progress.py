@@ -1,0 +1,25 @@
+"""The run's counters as one value: what the experience stream advances, the metrics report and a
+checkpoint keeps (``rlfw.state.run_state``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+
+@dataclass
+class RunProgress:
+    next_eval: int  # the env step of the next greedy evaluation
+    env_steps: int = 0  # summed over envs (and ddp ranks)
+    updates: int = 0  # optimizer steps applied
+    evals: list[dict[str, float]] = field(default_factory=list)  # env_steps, wall_seconds, return_mean, return_std
+    solved: bool = False  # an evaluation reached env.solved_return (stop_when_solved)
+    metric_rows: int = 0  # rows written to the loggers
+    nonfinite_skips: int = 0  # updates dropped for a non-finite loss or gradient (on_nonfinite=skip)
+
+    def state_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        for f in fields(self):
+            setattr(self, f.name, list(state[f.name]) if f.name == "evals" else state[f.name])
