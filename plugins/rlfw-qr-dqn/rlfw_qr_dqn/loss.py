@@ -8,10 +8,11 @@ from torch import nn
 from rlfw import register
 from rlfw.batch import Batch
 from rlfw.errors import require
+from rlfw.loss.contract import LossHead
 
 
 @register("loss", "qr_dqn")
-class QuantileHuberLoss(nn.Module):
+class QuantileHuberLoss(LossHead):
     """With N quantiles theta_i(s, a) at the midpoints tau_i = (2i + 1) / 2N (i = 0..N-1):
 
         y_j   = r + gamma^n * (1 - terminated) * theta_target_j(s', a*)            (no gradient)
