@@ -23,6 +23,7 @@ CASES = [
     # update per env step costs over a minute a run on 2 cores
     ("sac", "pendulum", 20_000, -250.0, (0,), "first"),
     ("td3", "pendulum", 20_000, -250.0, (0,), "first"),
+    ("ddpg", "pendulum", 20_000, -250.0, (0,), "none"),  # TD3's parts with a delay of 1 and no smoothing
     ("ppo", "cartpole", 100_000, 475.0, (0, 1, 2), "first"),
     ("dqn", "cartpole", 100_000, 475.0, (0, 1, 2), "first"),
     ("double_dqn", "cartpole", 100_000, 475.0, (0, 1, 2), "first"),
