@@ -142,17 +142,19 @@ def made_once(tmp_path_factory, name: str, make: Callable[[Path], object]) -> Pa
 
 
 def run_in_process(args: list[str], capsys) -> tuple[int, str, str]:
-    """``python -m rlfw args`` in this process (rlfw.__main__.main, as the command line calls it), for a
-    command that must not train (the ``never_train`` fixture); returns its exit code, stdout and stderr."""
+    """``python -m rlfw args`` in this process (rlfw.__main__.main, as the command line calls it): its
+    exit code, stdout and stderr. For what a process adds nothing to: bad input (with the
+    ``never_train`` fixture), runs and sweeps that end by themselves; signals and kills need one."""
     from rlfw.__main__ import main
 
     sys.argv = ["rlfw", *args]
     try:
         main()
+        code = 0
     except SystemExit as exit_info:
-        out = capsys.readouterr()
-        return exit_info.code, out.out, out.err
-    raise AssertionError(f"python -m rlfw {' '.join(args)} did not exit")
+        code = exit_info.code if isinstance(exit_info.code, int) else 1
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
 def check_refused(code: int, out: str, err: str, folder: Path) -> None:
@@ -215,8 +217,13 @@ def wandb_records(run_dir: Path) -> dict:
     return out
 
 
-def run_printed(line: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Runs the command a stop line ends with (``... resume with: python -m rlfw ...``), as a user would."""
+def printed_command(line: str) -> list[str]:
+    """The command a stop line ends with (``... resume with: python -m rlfw ...``)."""
     command = shlex.split(line.split("resume with: ", 1)[1])
     assert command[:3] == [Path(sys.executable).name, "-m", "rlfw"], command
-    return subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, cwd=cwd)
+    return command
+
+
+def run_printed(line: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Runs the command a stop line ends with, as a user would."""
+    return subprocess.run([sys.executable, *printed_command(line)[1:]], capture_output=True, text=True, cwd=cwd)

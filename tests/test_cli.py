@@ -150,18 +150,11 @@ def test_a_third_party_env_by_module_and_id_runs_into_a_folder_named_by_its_id(t
     assert (summary["run_dir"] / "summary.json").exists()
 
 
-def test_a_valid_multirun_is_checked_up_front_and_runs_every_job(tmp_path):
-    result = run_cli(
-        "-m",
-        "algo=ppo,a2c",
-        "seed=0,1",
-        "total_env_steps=512",
-        "eval.every=512",
-        f"hydra.sweep.dir={tmp_path}",
-        cwd=tmp_path,
-    )
+def test_a_valid_multirun_is_checked_up_front_and_runs_every_job(tmp_path, capsys):
+    args = ["-m", "algo=ppo,a2c", "seed=0,1", "total_env_steps=512", "eval.every=512", f"hydra.sweep.dir={tmp_path}"]
+    code, stdout, stderr = run_in_process(args, capsys)
     # job folders are named by what varies, never by the overrides every job shares
-    assert result.returncode == 0, result.stderr
+    assert code == 0, stderr
     summaries = sorted(tmp_path.glob("*/summary.json"))
     assert [p.parent.name for p in summaries] == [
         "0_algo=ppo,seed=0",
@@ -171,5 +164,5 @@ def test_a_valid_multirun_is_checked_up_front_and_runs_every_job(tmp_path):
     ]
     # the sweep ends with one row per variant, seeds pooled, printed and written beside the jobs
     table = (tmp_path / "summary.md").read_text()
-    assert "| algo=ppo | 2 |" in table and "| algo=a2c | 2 |" in table and table in result.stdout
+    assert "| algo=ppo | 2 |" in table and "| algo=a2c | 2 |" in table and table in stdout
     assert (tmp_path / "summary.csv").read_text().count("\n") == 3

@@ -15,7 +15,7 @@ from omegaconf import OmegaConf
 from rlfw.config.launchers import install_hint, split_cores, workers
 from rlfw.errors import ConfigError
 from rlfw.machine import cores
-from tests.helpers import config, run_cli
+from tests.helpers import config, run_cli, run_in_process
 
 CORES = cores()
 JOBLIB = "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"
@@ -112,17 +112,19 @@ def test_a_slurm_sweep_writes_the_sbatch_script_it_would_submit(tmp_path):
     assert script.rstrip().splitlines()[-1].startswith("srun ") and "-m submitit.core._submit" in script
 
 
-def test_an_optuna_search_maximises_the_final_eval_return(tmp_path):
-    result = run_cli(
-        "-m",
-        "search=ppo_cartpole",
-        "hydra.sweeper.n_trials=3",
-        "total_env_steps=1024",
-        "eval.every=1024",
-        f"hydra.sweep.dir={tmp_path}",
-        cwd=tmp_path,
+def test_an_optuna_search_maximises_the_final_eval_return(tmp_path, capsys):
+    code, _, err = run_in_process(
+        [
+            "-m",
+            "search=ppo_cartpole",
+            "hydra.sweeper.n_trials=3",
+            "total_env_steps=1024",
+            "eval.every=1024",
+            f"hydra.sweep.dir={tmp_path}",
+        ],
+        capsys,
     )
-    assert result.returncode == 0, result.stderr
+    assert code == 0, err
     finals = [json.loads(p.read_text())["eval_return_mean"] for p in tmp_path.glob("*/summary.json")]
     best = yaml.safe_load((tmp_path / "optimization_results.yaml").read_text())
     assert (
@@ -133,17 +135,19 @@ def test_an_optuna_search_maximises_the_final_eval_return(tmp_path):
     assert all(len(p.name) <= 150 for p in tmp_path.iterdir())  # trial folders: what varies, cut to a length
 
 
-def test_an_optuna_search_can_maximise_the_mean_over_a_runs_evals(tmp_path):
-    result = run_cli(
-        "-m",
-        "search=dqn_cartpole",
-        "hydra.sweeper.n_trials=2",
-        "total_env_steps=1024",
-        "eval.every=512",
-        f"hydra.sweep.dir={tmp_path}",
-        cwd=tmp_path,
+def test_an_optuna_search_can_maximise_the_mean_over_a_runs_evals(tmp_path, capsys):
+    code, _, err = run_in_process(
+        [
+            "-m",
+            "search=dqn_cartpole",
+            "hydra.sweeper.n_trials=2",
+            "total_env_steps=1024",
+            "eval.every=512",
+            f"hydra.sweep.dir={tmp_path}",
+        ],
+        capsys,
     )
-    assert result.returncode == 0, result.stderr
+    assert code == 0, err
     summaries = [json.loads(p.read_text()) for p in tmp_path.glob("*/summary.json")]
     means = [s["mean_eval_return"] for s in summaries]
     assert all(

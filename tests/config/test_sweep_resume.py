@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from rlfw.testing import run
-from tests.helpers import run_cli, run_printed
+from tests.helpers import run_cli, run_in_process, run_printed
 from tests.state.test_resume import assert_same_run, wait_for_checkpoints
 
 DQN = (
@@ -153,12 +153,11 @@ def test_an_interrupted_optuna_search_goes_on_with_the_study_in_its_folder(tmp_p
         ("rlfw_optuna", "holds a sweep without an Optuna study (optuna.db) to go on with; sweep into another folder"),
     ],
 )
-def test_a_sweep_whose_search_cannot_go_on_is_refused_before_any_trial(sweeper, reason, tmp_path):
+def test_a_sweep_whose_search_cannot_go_on_is_refused_before_any_trial(sweeper, reason, tmp_path, capsys, never_train):
     (tmp_path / "0_optim.lr=0.001" / ".hydra").mkdir(parents=True)  # a trial of a search kept in memory
-    result = run_cli(
-        "-m", "search=ppo_cartpole", f"hydra/sweeper={sweeper}", "resume=auto", f"hydra.sweep.dir={tmp_path}"
-    )
-    assert result.returncode == 2 and result.stderr.strip() == (
+    args = ["-m", "search=ppo_cartpole", f"hydra/sweeper={sweeper}", "resume=auto", f"hydra.sweep.dir={tmp_path}"]
+    code, _, err = run_in_process(args, capsys)
+    assert code == 2 and err.strip() == (
         f"rlfw: config error: hydra.sweep.dir={tmp_path} already holds a sweep, {reason} (the finished trials stay"
         " where they are)"
         if sweeper == "optuna"

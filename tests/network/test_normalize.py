@@ -67,6 +67,30 @@ def test_forward_passes_never_change_the_statistics_and_the_state_dict_carries_t
     assert torch.equal(copy(obs)["mean"], net(obs)["mean"])
 
 
+@pytest.mark.parametrize("shared", [False, True])
+def test_an_actor_critic_normalizes_once_per_forward_and_reads_checkpoints_from_before(shared):
+    net = build_network({**NETWORK, "head": {"name": "actor_critic", "shared": shared}}, SPEC)
+    (norm,) = normalizers(net)
+    norm.update(np.random.default_rng(0).normal(5, 3, (4, 3)))
+    calls = []
+    norm.register_forward_hook(lambda *_: calls.append(1))
+    obs = torch.randn(5, 3)
+    out = net(obs)
+    assert len(calls) == 1  # actor and critic read one normalized batch
+    # the layout before the normalizer moved into the head: one copy under each trunk, the encoder inside
+    trunks = ["encoder."] if shared else ["actor.0.", "critic.0."]
+    old = {}
+    for key, value in net.state_dict().items():
+        if key.startswith("norm."):
+            old.update({trunk + key: value for trunk in trunks})
+        else:
+            trunk = next((t for t in trunks if key.startswith(t)), None)
+            old[trunk + "encoder." + key[len(trunk) :] if trunk else key] = value
+    copy = build_network({**NETWORK, "head": {"name": "actor_critic", "shared": shared}}, SPEC)
+    copy.load_state_dict(old)  # strict: every key placed
+    assert all(torch.equal(copy(obs)[k], v) for k, v in out.items())
+
+
 def test_clipped_to_obs_clip():
     norm = ObsNorm((1,), clip=2.0)
     norm.update(np.array([[0.0], [1.0]]))

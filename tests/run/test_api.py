@@ -7,7 +7,7 @@ import pytest
 
 import rlfw
 from rlfw.errors import ConfigError
-from tests.helpers import run_cli
+from tests.helpers import run_in_process
 
 
 def test_two_runs_in_one_process_return_their_summaries_and_folders(tmp_path, monkeypatch):
@@ -24,10 +24,10 @@ def test_two_runs_in_one_process_return_their_summaries_and_folders(tmp_path, mo
 
 
 @pytest.mark.parametrize("overrides", [["+total_env_step=3000"], ["algo=nope"], ["algo=dqn", "+replay.alpha=0.9"]])
-def test_a_config_error_is_the_command_lines_line_and_writes_nothing(tmp_path, monkeypatch, overrides):
+def test_a_config_error_is_the_command_lines_line_and_writes_nothing(tmp_path, monkeypatch, overrides, capsys):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError) as err:
         rlfw.train(overrides)
-    cli = run_cli(*overrides, cwd=tmp_path)
-    assert cli.returncode == 2 and cli.stderr == f"rlfw: config error: {err.value}\n"
+    code, _, stderr = run_in_process(overrides, capsys)  # the command line's entry point
+    assert code == 2 and stderr == f"rlfw: config error: {err.value}\n"
     assert list(tmp_path.iterdir()) == []

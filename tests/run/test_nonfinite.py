@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import re
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -13,7 +11,7 @@ import torch
 from rlfw.errors import NonFiniteError
 from rlfw.run import module
 from rlfw.run.update import update
-from tests.helpers import run
+from tests.helpers import run, run_in_process
 
 # An absurd learning rate: Adam's first step moves every weight by about 1e30, the next Q values overflow.
 ARGS = (
@@ -26,13 +24,11 @@ ARGS = (
 )
 
 
-def test_a_non_finite_loss_stops_the_run_naming_update_env_step_and_term(tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-m", "rlfw", *ARGS, f"hydra.run.dir={tmp_path}"], capture_output=True, text=True
-    )
-    assert result.returncode == 1
-    line = result.stderr.strip().splitlines()[-1]
-    assert "Traceback" not in result.stderr
+def test_a_non_finite_loss_stops_the_run_naming_update_env_step_and_term(tmp_path, capsys):
+    code, _, stderr = run_in_process([*ARGS, f"hydra.run.dir={tmp_path}"], capsys)  # the command line's entry point
+    assert code == 1
+    line = stderr.strip().splitlines()[-1]
+    assert "Traceback" not in stderr
     assert line.startswith("rlfw: ") and "is not finite at update" in line and "env step" in line, line
     assert "loss_td" in line or "gradient of" in line or "parameter" in line, line
     debug = tmp_path / "checkpoints" / "nonfinite.ckpt"
@@ -40,12 +36,7 @@ def test_a_non_finite_loss_stops_the_run_naming_update_env_step_and_term(tmp_pat
 
 
 def test_on_nonfinite_skip_skips_those_updates_and_counts_them(tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-m", "rlfw", *ARGS, "on_nonfinite=skip", "log_every=50", f"hydra.run.dir={tmp_path}"],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
+    run(tmp_path, *ARGS, "on_nonfinite=skip", "log_every=50")
     with open(tmp_path / "metrics.csv") as f:
         skips = [float(r["train/nonfinite_skips"]) for r in csv.DictReader(f) if r.get("train/nonfinite_skips")]
     assert skips and skips[-1] > 0
