@@ -25,7 +25,7 @@ import torch
 from rlfw.batch import Batch
 from rlfw.config.check import contracts
 from rlfw.env.spec import EnvSpec
-from rlfw.explore.outputs import Outputs
+from rlfw.explore.act import act
 from rlfw.network import build_network
 from rlfw.registry import build, lookup, options
 
@@ -133,7 +133,7 @@ def check_explore(name: str, **values) -> None:
             field("obs", spec=spec),
         )
         for env_step in (0, 10**7):
-            action, extras = explore.act(Outputs(net, lambda: obs, N, getattr(spec.action_space, "n", None)), env_step)
+            action, extras = act(net, explore, obs, env_step, num_actions=getattr(spec.action_space, "n", None))
             assert_actions(f"explore={name}: actions", action, spec)
             assert set(extras) == set(explore.extras), (
                 f"explore={name} declares extras {sorted(explore.extras)}, returns {sorted(extras)}"

@@ -19,7 +19,7 @@ from torch import nn
 
 from rlfw.env.spec import EnvSpec, env_action
 from rlfw.errors import ConfigError
-from rlfw.explore.outputs import Outputs
+from rlfw.explore.act import GREEDY, act
 from rlfw.network import build_network
 from rlfw.registry import build, chosen, names
 from rlfw.run.evaluate import Policy, eval_seed
@@ -60,11 +60,9 @@ class Agent:
         returns ``None`` as its state."""
         batch, single = self._batch(obs)
         with torch.inference_mode():
-            outputs = Outputs(self.net, lambda: batch, len(batch), getattr(self.spec.action_space, "n", None))
-            if deterministic:
-                action = outputs.mode().numpy(force=True)
-            else:
-                action, _ = self.explore.act(outputs, self.config["total_env_steps"])
+            rule = GREEDY if deterministic else self.explore
+            num_actions = getattr(self.spec.action_space, "n", None)
+            action, _ = act(self.net, rule, batch, self.config["total_env_steps"], num_actions=num_actions)
         action = env_action(self.spec.action_space)(action)
         return (action[0] if single else action), None
 

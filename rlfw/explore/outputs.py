@@ -25,11 +25,6 @@ class Outputs(Mapping):
         self._out: dict[str, torch.Tensor] | None = None
         self.rows, self.num_actions = rows, num_actions
 
-    @classmethod
-    def of(cls, net: Any, obs: torch.Tensor) -> Outputs:
-        """The outputs for a batch of observations already on the network's device."""
-        return cls(net, lambda: obs, len(obs), None)
-
     def _computed(self) -> dict[str, torch.Tensor]:
         if self._out is None:
             out = self.net(self._obs())

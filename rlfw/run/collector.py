@@ -10,7 +10,7 @@ import torch
 
 from rlfw.env.snapshot import NotRestorable, restore, snapshot
 from rlfw.env.spec import env_action
-from rlfw.explore.outputs import Outputs
+from rlfw.explore.act import act
 from rlfw.network.normalize import normalizers
 from rlfw.run.timings import Timings
 
@@ -53,8 +53,7 @@ class Collector:
         start = perf_counter()
         for norm in self.normalizers:
             norm.update(obs)
-        out = Outputs(self.net, lambda: torch.from_numpy(obs).to(self.device), self.num_envs, self.num_actions)
-        action, extras = self.explore.act(out, self.env_steps)
+        action, extras = act(self.net, self.explore, obs, self.env_steps, self.device, self.num_actions)
         acted = perf_counter()
         next_obs, reward, terminated, truncated, info = self.envs.step(self.to_env(action))
         self.timings.act += acted - start

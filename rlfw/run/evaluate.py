@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from rlfw.env.spec import env_action
-from rlfw.explore.outputs import Outputs
+from rlfw.explore.act import GREEDY, act
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
 Policy = Callable[[np.ndarray], np.ndarray]  # a batch of observations -> their actions
@@ -23,11 +23,11 @@ def never() -> bool:
 def greedy(net: nn.Module, device: torch.device) -> Policy:
     """The network's greedy actions, as numpy, for numpy observations."""
 
-    def act(obs: np.ndarray) -> np.ndarray:
+    def policy(obs: np.ndarray) -> np.ndarray:
         with torch.inference_mode():
-            return Outputs.of(net, torch.as_tensor(obs, device=device)).mode().numpy(force=True)
+            return act(net, GREEDY, obs, device=device)[0]
 
-    return act
+    return policy
 
 
 def evaluate(envs, policy: Policy, seed: int, stop: Callable[[], bool] = never) -> tuple[np.ndarray, np.ndarray] | None:

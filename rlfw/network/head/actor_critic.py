@@ -13,6 +13,7 @@ from torch.distributions import Distribution
 from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
 from rlfw.network.head.policy import SPACES, policy_layer
+from rlfw.network.normalize import Normalized
 from rlfw.registry import register
 
 
@@ -46,6 +47,10 @@ class ActorCritic(nn.Module):
         actor_trunk = critic_trunk = make_encoder()
         if not shared:
             critic_trunk = make_encoder()
+        # network.normalize_obs: the observations normalized once, here, for both trunks
+        self.norm = actor_trunk.norm if isinstance(actor_trunk, Normalized) else None
+        if isinstance(actor_trunk, Normalized) and isinstance(critic_trunk, Normalized):
+            actor_trunk, critic_trunk = actor_trunk.encoder, critic_trunk.encoder
         orthogonal(actor_trunk, math.sqrt(2))
         if not shared:
             orthogonal(critic_trunk, math.sqrt(2))
@@ -68,10 +73,26 @@ class ActorCritic(nn.Module):
         return self.actor if self.shared else self.actor[-1]  # type: ignore[index]
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        if self.norm is not None:
+            obs = self.norm(obs)
         if self.shared:
             h = self.encoder(obs)
             return {**self.actor(h), "value": self.critic(h).squeeze(-1)}
         return {**self.actor(obs), "value": self.critic(obs).squeeze(-1)}
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args, **kwargs) -> None:
+        """Checkpoints written before the normalizer moved here held it in each trunk, a trunk being
+        ``actor.0``, ``critic.0`` or the shared ``encoder`` (``actor.0.norm.mean``, ``actor.0.encoder.*``):
+        read under today's names."""
+        if self.norm is not None and prefix + "norm.mean" not in state_dict:
+            for trunk in (prefix + "actor.0.", prefix + "critic.0.", prefix + "encoder."):
+                for key in [k for k in state_dict if k.startswith((trunk + "norm.", trunk + "encoder."))]:
+                    rest, value = key[len(trunk) :], state_dict.pop(key)
+                    if rest.startswith("norm."):
+                        state_dict[prefix + rest] = value  # one normalizer, saved under each trunk
+                    else:
+                        state_dict[trunk + rest[len("encoder.") :]] = value
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
         """pi(.|s): Categorical, independent Categoricals, or a diagonal Gaussian."""
