@@ -41,10 +41,12 @@ def spec_for(cls: Any) -> EnvSpec:
 
 def head_for(needs: frozenset[str], distribution: bool = False, critic: bool = False) -> str:
     """The first registered head that gives the outputs ``needs`` and, if asked, a policy (an action
-    distribution) and critics Q(s, a): what an explore rule or a loss declares it needs."""
+    distribution) and critics Q(s, a): what an explore rule or a loss declares it needs; not one that is
+    trained through outputs beyond ``needs`` (C51's return distribution)."""
     for name, cls in sorted(options("head").items()):
         if (
             needs <= cls.outputs
+            and getattr(cls, "trained_through", frozenset()) <= needs
             and (not distribution or hasattr(cls, "distribution"))
             and (not critic or hasattr(cls, "q_sa"))
         ):

@@ -10,13 +10,13 @@ import rlfw
 from tests.helpers import check_refused, run_cli, run_in_process
 
 BAD = [
-    (["algo=nope"], "algo=nope: no such option; valid: a2c, ddpg, double_dqn, dqn, ppo, sac, td3"),
+    (["algo=nope"], "algo=nope: no such option; valid: a2c, c51, ddpg, double_dqn, dqn, ppo, rainbow, sac, td3"),
     (
         ["env=nope"],
         "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, catch, gym, halfcheetah, hopper,"
         " humanoid, inverted_pendulum, minatar, mujoco, pendulum, pong, walker2d",
     ),
-    (["loss.name=bogus"], "loss.name='bogus': not a registered loss; valid: a2c, double_dqn, dqn, ppo"),
+    (["loss.name=bogus"], "loss.name='bogus': not a registered loss; valid: a2c, c51, double_dqn, dqn, ppo"),
     (["env=gym", "env.id=NoSuch-v0"], "env.id='NoSuch-v0': not a registered gymnasium id"),
     (["env=gym", "env.id=CartPole-v9"], "(did you mean CartPole-v1?)"),
     (["replay.num_steps=abc"], "replay.num_steps='abc': expected int"),
@@ -38,6 +38,18 @@ BAD = [
     (["env=catch", "network.normalize_obs=true"], "network.normalize_obs=True: Catch gives uint8 pixels"),
     (["loss=dqn", "env=pendulum"], "loss=dqn: needs network outputs q; network/head=actor_critic gives value"),
     (["algo=dqn", "explore=sample"], "explore=sample: needs network outputs value; network/head=q gives q"),
+    # C51 and noisy layers (issue 52)
+    (["algo=c51", "network.head.num_atoms=1"], "network.head.num_atoms=1: atoms of the return's support, >= 2"),
+    (["algo=c51", "network.head.v_min=100"], "network.head.v_min=100: the support's lowest atom, below v_max=100.0"),
+    (["algo=dqn", "loss=c51"], "loss=c51: needs network outputs log_pmf; network/head=q gives q"),
+    (
+        ["algo=dqn", "network/head=categorical_q"],
+        "loss=dqn: network/head=categorical_q is trained through its outputs log_pmf, which this loss does not"
+        " read (losses that do: c51)",
+    ),
+    (["algo=dqn", "network.head.noisy=true"], "explore=epsilon_greedy: network.head.noisy=true explores through"),
+    (["algo=rainbow", "network.head.sigma0=0"], "network.head.sigma0=0: the noise's initial scale, > 0"),
+    (["algo=ppo", "+network.head.noisy=true"], "network.head.noisy"),
     (["algo=dqn", "target=none"], "target=none: loss=dqn needs a target network"),
     (["loss=dqn"], "loss=dqn: needs network outputs q; network/head=actor_critic gives value"),
     (["+replay.bogus=1"], "replay.bogus: unknown key for replay=rollout"),

@@ -73,6 +73,11 @@ def _names(keys) -> str:
     return ", ".join(sorted(keys))
 
 
+def losses_reading(outputs: frozenset[str]) -> list[str]:
+    """The registered losses that read every one of ``outputs``."""
+    return [name for name, cls in sorted(options("loss").items()) if outputs <= getattr(cls, "needs", frozenset())]
+
+
 def heads_with(method: str) -> list[str]:
     """The registered heads that have ``method`` (``distribution``: a policy; ``q_sa``: critics Q(s, a))."""
     return [name for name, cls in sorted(options("head").items()) if hasattr(cls, method)]
@@ -113,6 +118,17 @@ def check_fit(cfg: dict[str, Any]) -> None:
                 f"{who}: needs a policy, an action distribution from the head; network/head={chosen['head']}"
                 f" gives {_names(head.outputs)} (heads with a policy: {', '.join(heads_with('distribution'))})"
             )
+    untrained = getattr(head, "trained_through", frozenset()) - loss.needs  # heads declare it on their class
+    if untrained:
+        raise ConfigError(
+            f"loss={chosen['loss']}: network/head={chosen['head']} is trained through its outputs"
+            f" {_names(untrained)}, which this loss does not read (losses that do: {', '.join(losses_reading(untrained))})"
+        )
+    if nodes["head"].get("noisy") and chosen["explore"] != "greedy":
+        raise ConfigError(
+            f"explore={chosen['explore']}: network.head.noisy=true explores through its noisy layers;"
+            " use explore=greedy (or network.head.noisy=false)"
+        )
     if loss.needs_critic and not hasattr(head, "q_sa"):
         raise ConfigError(
             f"loss={chosen['loss']}: needs critics Q(s, a) from the head; network/head={chosen['head']} has none"

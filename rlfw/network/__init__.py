@@ -10,7 +10,14 @@ from torch import nn
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.network.encoder import Encoder, cnn, mlp  # noqa: F401  (registers)
-from rlfw.network.head import actor_critic, deterministic, dueling_q, q, squashed  # noqa: F401  (registers)
+from rlfw.network.head import (  # noqa: F401  (registers)
+    actor_critic,
+    categorical_q,
+    deterministic,
+    dueling_q,
+    q,
+    squashed,
+)
 from rlfw.network.normalize import Normalized, ObsNorm
 from rlfw.registry import build
 

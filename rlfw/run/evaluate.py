@@ -24,8 +24,13 @@ def greedy(net: nn.Module, device: torch.device) -> Policy:
     """The network's greedy actions, as numpy, for numpy observations."""
 
     def policy(obs: np.ndarray) -> np.ndarray:
-        with torch.inference_mode():
-            return act(net, GREEDY, obs, device=device)[0]
+        training = net.training
+        net.eval()  # the mean weights of noisy layers
+        try:
+            with torch.inference_mode():
+                return act(net, GREEDY, obs, device=device)[0]
+        finally:
+            net.train(training)
 
     return policy
 

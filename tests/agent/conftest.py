@@ -1,4 +1,5 @@
-"""Short finished runs to load, play and export: one per head kind (Q, actor-critic) and a pixel env."""
+"""Short finished runs to load, play and export: one per head kind (Rainbow's distributional Q with noisy
+layers, a plain Q on pixels, actor-critics)."""
 
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from tests.helpers import SMALL_SAC, made_once
 
 RUNS = {
     "ppo": ["algo=ppo", "env=cartpole", "total_env_steps=4096", "eval.every=2048"],
-    "dqn": ["algo=dqn", "env=cartpole", "total_env_steps=3000", "eval.every=1500"],
+    "rainbow": ["algo=rainbow", "env=cartpole", "total_env_steps=3000", "eval.every=1500"],
     "catch": ["algo=dqn", "env=catch", "total_env_steps=3000", "eval.every=1500"],
     # a Gaussian policy over normalized observations (conf/tuned/ppo_pendulum.yaml)
     "pendulum": ["algo=ppo", "env=pendulum", "total_env_steps=8192", "eval.every=4096"],

@@ -13,7 +13,7 @@ from rlfw.network.normalize import normalizers
 from rlfw.run.evaluate import evaluate
 
 
-@pytest.mark.parametrize("name", ["ppo", "dqn", "catch"])  # discrete actions
+@pytest.mark.parametrize("name", ["ppo", "rainbow", "catch"])  # discrete actions
 def test_predict_takes_one_observation_or_a_batch_numpy_or_torch(runs, name):
     agent = rlfw.load(runs[name])
     envs = agent.make_env(5)
@@ -29,7 +29,7 @@ def test_predict_takes_one_observation_or_a_batch_numpy_or_torch(runs, name):
     assert sampled.shape == (5,) and bool(((sampled >= 0) & (sampled < agent.spec.num_actions)).all())
 
 
-@pytest.mark.parametrize("name", ["dqn", "catch"])
+@pytest.mark.parametrize("name", ["rainbow", "catch"])
 def test_the_loaded_agent_scores_what_the_run_scored_with_those_weights(runs, name):
     summary = json.loads((runs[name] / "summary.json").read_text())
     agent = rlfw.load(runs[name], which="last")  # saved after the final evaluation
@@ -72,7 +72,7 @@ def test_bad_paths_are_named(runs, tmp_path):
 
 
 def test_an_option_from_a_plugin_that_is_not_installed_names_the_plugin(runs, tmp_path):
-    state = torch.load(runs["dqn"] / "checkpoints" / "best.ckpt", weights_only=True)
+    state = torch.load(runs["rainbow"] / "checkpoints" / "best.ckpt", weights_only=True)
     state["config"]["network"]["head"]["name"] = "quantile_q"
     state["options_from"] = {"network.head": "rlfw-qr-dqn 0.0.1"}
     torch.save(state, tmp_path / "qr.ckpt")

@@ -15,8 +15,8 @@ from rlfw.play import main as play_main
 
 
 def test_play_prints_the_runs_own_evaluation_of_the_checkpoint(runs, capsys):
-    summary = json.loads((runs["dqn"] / "summary.json").read_text())
-    play_main([str(runs["dqn"]), "which=last"])
+    summary = json.loads((runs["rainbow"] / "summary.json").read_text())
+    play_main([str(runs["rainbow"]), "which=last"])
     out = capsys.readouterr().out
     final = summary["evals"][-1]
     assert f"return: mean {final['return_mean']:.1f}, std {final['return_std']:.1f}, IQM" in out
@@ -59,7 +59,7 @@ def observations(agent: rlfw.agent.load.Agent, count: int = 1000) -> np.ndarray:
     return np.concatenate(seen)[:count]
 
 
-@pytest.mark.parametrize("name", ["ppo", "dqn", "catch", "pendulum", "sac"])
+@pytest.mark.parametrize("name", ["ppo", "rainbow", "catch", "pendulum", "sac"])
 def test_exported_files_pick_the_agents_actions(runs, name, tmp_path, capsys):
     agent = rlfw.load(runs[name])
     obs = observations(agent)

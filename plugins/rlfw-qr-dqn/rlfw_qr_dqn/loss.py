@@ -32,7 +32,7 @@ class QuantileHuberLoss(LossHead):
     def __init__(self, kappa: float = 1.0, double: bool = False):
         super().__init__()
         require(kappa > 0, "loss.kappa", kappa, "must be > 0")
-        self.kappa, self.double = kappa, double
+        self.kappa, self.double_target = kappa, double  # not self.double: nn.Module.double() casts to float64
 
     def forward(self, batch: Batch, net: nn.Module, target: nn.Module) -> dict[str, torch.Tensor]:
         quantiles = net(batch.obs)["quantiles"]  # [B, A, N]
@@ -40,7 +40,7 @@ class QuantileHuberLoss(LossHead):
         theta = quantiles.gather(1, batch.action.long().view(-1, 1, 1).expand(-1, 1, n)).squeeze(1)  # [B, N]
         with torch.no_grad():
             next_target = target(batch.next_obs)["quantiles"]
-            picker = net(batch.next_obs)["q"] if self.double else next_target.mean(2)
+            picker = net(batch.next_obs)["q"] if self.double_target else next_target.mean(2)
             next_theta = next_target.gather(1, picker.argmax(1).view(-1, 1, 1).expand(-1, 1, n)).squeeze(1)
             y = batch.reward[:, None] + (batch.discount * (1.0 - batch.terminated.float()))[:, None] * next_theta
         u = y[:, None, :] - theta[:, :, None]  # [B, N_i, N_j]

@@ -1,4 +1,5 @@
-"""Dueling Q head (Wang et al. 2016): Q(s,a) = V(s) + A(s,a) - mean_a' A(s,a')."""
+"""Dueling Q head (Wang et al. 2016): Q(s,a) = V(s) + A(s,a) - mean_a' A(s,a'); ``noisy``: both streams'
+output layers noisy ones (rlfw/network/noisy.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from torch import nn
 from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
 from rlfw.network.head.checks import require_discrete
+from rlfw.network.noisy import output_layer
 from rlfw.registry import register
 
 
@@ -18,12 +20,12 @@ class DuelingQNetwork(nn.Module):
     outputs = frozenset({"q"})
     action_spaces = frozenset({"Discrete"})
 
-    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder]):
+    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder], noisy: bool = False, sigma0: float = 0.5):
         super().__init__()
         require_discrete(spec, "dueling_q")
         self.encoder = make_encoder()
-        self.value = nn.Linear(self.encoder.out_dim, 1)
-        self.advantage = nn.Linear(self.encoder.out_dim, spec.num_actions)
+        self.value = output_layer(self.encoder.out_dim, 1, noisy, sigma0)
+        self.advantage = output_layer(self.encoder.out_dim, spec.num_actions, noisy, sigma0)
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         h = self.encoder(obs)

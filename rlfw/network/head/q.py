@@ -1,4 +1,4 @@
-"""Q head: one value per action, Q(s, .)."""
+"""Q head: one value per action, Q(s, .); ``noisy``: its output layer a noisy one (rlfw/network/noisy.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from torch import nn
 from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
 from rlfw.network.head.checks import require_discrete
+from rlfw.network.noisy import output_layer
 from rlfw.registry import register
 
 
@@ -18,11 +19,11 @@ class QNetwork(nn.Module):
     outputs = frozenset({"q"})
     action_spaces = frozenset({"Discrete"})
 
-    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder]):
+    def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder], noisy: bool = False, sigma0: float = 0.5):
         super().__init__()
         require_discrete(spec, "q")
         self.encoder = make_encoder()
-        self.q = nn.Linear(self.encoder.out_dim, spec.num_actions)
+        self.q = output_layer(self.encoder.out_dim, spec.num_actions, noisy, sigma0)
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         return {"q": self.q(self.encoder(obs))}
