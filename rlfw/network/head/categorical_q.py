@@ -5,8 +5,9 @@
     dueling=true    logits(s, a, i) = V(s, i) + A(s, a, i) - mean_a' A(s, a', i)   (Rainbow's dueling)
     log p(s, a, .)  = log_softmax_i logits(s, a, i)
 
-``noisy``: the output layers noisy ones (rlfw/network/noisy.py). Outputs ``log_pmf`` [B, A, N] (what the c51 loss trains) and ``q`` [B, A] (what acting reads: greedy
-actions are argmax_a Q(s, a), the expected return).
+``noisy``: the output layers noisy ones (rlfw/network/noisy.py). Outputs ``log_pmf`` [B, A, N] (what
+the c51 loss trains) and ``q`` [B, A] (what acting reads: greedy actions are argmax_a Q(s, a), the
+expected return).
 """
 
 from __future__ import annotations
