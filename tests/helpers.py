@@ -147,12 +147,14 @@ def run_in_process(args: list[str], capsys) -> tuple[int, str, str]:
     ``never_train`` fixture), runs and sweeps that end by themselves; signals and kills need one."""
     from rlfw.__main__ import main
 
-    sys.argv = ["rlfw", *args]
+    argv, sys.argv = sys.argv, ["rlfw", *args]
     try:
         main()
         code = 0
     except SystemExit as exit_info:
         code = exit_info.code if isinstance(exit_info.code, int) else 1
+    finally:
+        sys.argv = argv  # the worker's own, for what runs after
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -217,13 +219,8 @@ def wandb_records(run_dir: Path) -> dict:
     return out
 
 
-def printed_command(line: str) -> list[str]:
-    """The command a stop line ends with (``... resume with: python -m rlfw ...``)."""
+def run_printed(line: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Runs the command a stop line ends with (``... resume with: python -m rlfw ...``), as a user would."""
     command = shlex.split(line.split("resume with: ", 1)[1])
     assert command[:3] == [Path(sys.executable).name, "-m", "rlfw"], command
-    return command
-
-
-def run_printed(line: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Runs the command a stop line ends with, as a user would."""
-    return subprocess.run([sys.executable, *printed_command(line)[1:]], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True, cwd=cwd)

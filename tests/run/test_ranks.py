@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.helpers import ROOT, made_once, printed_command, run_cli
+from tests.helpers import ROOT, made_once, run_cli, run_printed
 from tests.state.test_resume import assert_same_run, wait_for_checkpoints
 
 
@@ -101,19 +101,10 @@ def test_the_command_line_runs_ddp_and_rank_zero_writes_the_run(whole_ddp_run):
     assert evals == [2048, 4096, 6144, 8192]  # env steps of both ranks; one row per evaluation, from rank 0 alone
 
 
-def start_ddp(folder: Path) -> subprocess.Popen:
-    return start(["-m", "rlfw", *DDP_RUN, f"hydra.run.dir={folder}"], cwd=folder.parent)
-
-
-def start_printed(line: str, cwd: Path) -> subprocess.Popen:
-    """The command a stop line ends with, started as ``start_ddp`` starts a run."""
-    return start(printed_command(line)[1:], cwd=cwd)
-
-
-def start(args: list[str], cwd: Path) -> subprocess.Popen:
+def start_ddp(folder, *overrides: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, *args],
-        cwd=cwd,
+        [sys.executable, "-m", "rlfw", *DDP_RUN, *overrides, f"hydra.run.dir={folder}"],
+        cwd=folder.parent,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -121,11 +112,39 @@ def start(args: list[str], cwd: Path) -> subprocess.Popen:
     )
 
 
-def test_a_ddp_run_stopped_three_ways_resumes_each_time_and_ends_as_the_whole_run(tmp_path, whole_ddp_run):
-    """One run, stopped in turn each way a ddp run ends early and resumed each time by the command it
-    printed (or resume=auto), ends as the run never stopped: rank 1 killed (rank 0 stops in one line),
-    SIGTERM to rank 0 alone (both stop at one checkpoint), SIGKILL to every rank (a node failure)."""
-    folder = tmp_path / "run"
+def test_a_killed_two_process_run_resumes_as_the_one_never_stopped(tmp_path, whole_ddp_run):
+    killed = tmp_path / "killed"
+    process = start_ddp(killed)
+    wait_for_checkpoints(process, killed, 2)
+    assert len(list((killed / "checkpoints").glob("*.rank1.state"))) >= 1  # rank 1's own envs, replay, generators
+    os.killpg(process.pid, signal.SIGKILL)  # every rank at once, as a node failure would
+    process.wait()
+    assert not (killed / "summary.json").exists(), "the run finished before it was killed: nothing was tested"
+    resumed = run_cli(*DDP_RUN, "resume=auto", f"hydra.run.dir={killed}", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert_same_run(killed, whole_ddp_run / "run")
+
+
+def test_sigterm_to_rank_zero_stops_both_ranks_at_one_checkpoint_and_the_resume_ends_as_the_whole_run(
+    tmp_path, whole_ddp_run
+):
+    stopped = tmp_path / "stopped"
+    process = start_ddp(stopped)
+    wait_for_checkpoints(process, stopped, 1)
+    process.send_signal(signal.SIGTERM)  # rank 0 alone: rank 1 learns of it at the next safe point
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 128 + signal.SIGTERM, stderr[-3000:]
+    line = stderr.strip().splitlines()[-1]
+    assert line.startswith("rlfw: stopped by SIGTERM at ") and "resume=auto" in line, line
+    newest = max((stopped / "checkpoints").glob("env_steps=*.ckpt"))
+    assert (stopped / "checkpoints" / newest.name.replace(".ckpt", ".rank1.state")).is_file()
+    resumed = run_printed(line, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert_same_run(stopped, whole_ddp_run / "run")
+
+
+def test_a_killed_rank_stops_the_other_in_one_line_whose_command_resumes_exactly(tmp_path, whole_ddp_run):
+    folder = tmp_path / "rank_killed"
     process = start_ddp(folder)
     wait_for_checkpoints(process, folder, 1)
     rank_one = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
@@ -139,26 +158,6 @@ def test_a_ddp_run_stopped_three_ways_resumes_each_time_and_ends_as_the_whole_ru
         rf" checkpoint: {re.escape(str(folder / 'checkpoints' / 'last.ckpt'))}; resume with: .*",
         line,
     ), line
-
-    process = start_printed(line, cwd=tmp_path)
-    wait_for_checkpoints(process, folder, 1, after=newest_checkpoint(folder))
-    process.send_signal(signal.SIGTERM)  # rank 0 alone: rank 1 learns of it at the next safe point
-    _, stderr = process.communicate(timeout=120)
-    assert process.returncode == 128 + signal.SIGTERM, stderr[-3000:]
-    line = stderr.strip().splitlines()[-1]
-    assert line.startswith("rlfw: stopped by SIGTERM at ") and "resume=auto" in line, line
-    newest = newest_checkpoint(folder)
-    assert (folder / "checkpoints" / newest.replace(".ckpt", ".rank1.state")).is_file()
-
-    process = start_printed(line, cwd=tmp_path)
-    wait_for_checkpoints(process, folder, 1, after=newest)
-    os.killpg(process.pid, signal.SIGKILL)  # every rank at once
-    process.wait()
-    assert not (folder / "summary.json").exists(), "the run finished before it was killed: nothing was tested"
-    resumed = run_cli(*DDP_RUN, "resume=auto", f"hydra.run.dir={folder}", cwd=tmp_path)
+    resumed = run_printed(line, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert_same_run(folder, whole_ddp_run / "run")
-
-
-def newest_checkpoint(folder: Path) -> str:
-    return max(p.name for p in (folder / "checkpoints").glob("env_steps=*.ckpt"))
