@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from time_to_score import off_sys_path
+
 PRESETS = {"HalfCheetah-v4": "halfcheetah", "Hopper-v4": "hopper", "Walker2d-v4": "walker2d"}
 NET = dict(log_std_init=-2, ortho_init=False, net_arch=dict(pi=[256, 256], vf=[256, 256]))
 # RL Zoo, hyperparams/ppo.yml ("Tuned", the v3 envs), with SB3's defaults for what it leaves out.
@@ -178,6 +180,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    # This file's folder is first on sys.path, where this file would stand in for the mujoco package.
-    sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+    off_sys_path()
     main()

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from time_to_score import run_rlfw
+from time_to_score import off_sys_path, run_rlfw
 
 CASES = {  # name: (overrides, default env steps)
     "dqn": (["algo=dqn", "env=cartpole", "seed=0"], 30_000),
@@ -33,6 +33,7 @@ CASES = {  # name: (overrides, default env steps)
 
 def plain(case: str, steps: int) -> float:
     """Training seconds of rlfw's parts in a plain loop (set-up left out)."""
+    off_sys_path()
     import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
 
     # isort: split

@@ -21,6 +21,13 @@ from typing import Any
 Run = dict[str, Any]  # solved, env_steps, wall_s, steps_per_s
 
 
+def off_sys_path() -> None:
+    """Takes benchmarks/ off sys.path. A script's folder comes first there, and benchmarks/mujoco.py
+    would stand in for the mujoco package that gymnasium's MuJoCo envs import."""
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
+
+
 def run_rlfw(*overrides: str) -> Run:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
