@@ -34,6 +34,7 @@ class Run:
     checkpoint: dict
     resume: str | None
     on_nonfinite: Literal["stop", "skip"]
+    compile: bool
     threads: int | None
     trainer: dict
     logger: dict

@@ -21,6 +21,7 @@ from torch.utils.data import DataLoader, IterableDataset
 from rlfw.batch import Batch, to_device
 from rlfw.config.build import Parts, build_parts
 from rlfw.run.collector import Collector
+from rlfw.run.compiled import compile_parts
 from rlfw.run.experience import experience
 from rlfw.run.metrics import IntervalMean, train_row
 from rlfw.run.nonfinite import NonFiniteGuard
@@ -81,6 +82,8 @@ class RLModule(pl.LightningModule):
 
     def on_train_start(self) -> None:
         self.stop.install()
+        if self.cfg["compile"]:
+            compile_parts(self.net, self.loss_fn, self.device)
         trainer, schedulers = self.trainer, self.trainer.lr_scheduler_configs
         flags = self.cfg["trainer"]
         self.learner = Learner(

@@ -20,7 +20,8 @@ from typing import Any
 from rlfw.errors import ConfigError
 from rlfw.state.names import FORMAT, LAST
 
-# Keys a resumed run may change: how long it runs, how it evaluates, logs and checkpoints, its threads.
+# Keys a resumed run may change: how long it runs, how it evaluates, logs and checkpoints, its threads
+# and whether it compiles (the same math, as a change of accelerator is).
 # Any other difference (algo, env, network sizes, seed, ...) would make a different run.
 MAY_CHANGE = (
     "total_env_steps",
@@ -30,6 +31,7 @@ MAY_CHANGE = (
     "log_every",
     "progress_every_s",
     "checkpoint",
+    "compile",
     "threads",
     "logger",
     "resume",

@@ -57,11 +57,31 @@ def in_default(seed: int, seeds: tuple[int, ...], default: str) -> bool:
     ids=[f"{a}-{e}-{seed}" for a, e, _, _, seeds, _ in CASES for seed in seeds],
 )
 def test_default_config_learns(tmp_path, algo, env, budget, bar, seed):
-    cfg = config(f"algo={algo}", f"env={env}", f"seed={seed}")
+    assert_learns(tmp_path, budget, bar, f"algo={algo}", f"env={env}", f"seed={seed}")
+
+
+# compile=true (rlfw/run/compiled.py) for one algorithm of each family. PPO's case runs in the README's
+# command; DQN's and SAC's, whose compiled runs are slower than their eager ones on a CPU, with -m seeds.
+COMPILED = [
+    pytest.param("ppo", "cartpole", 100_000, 475.0),
+    pytest.param("dqn", "cartpole", 100_000, 475.0, marks=pytest.mark.seeds),
+    pytest.param("sac", "pendulum", 20_000, -250.0, marks=pytest.mark.seeds),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo, env, budget, bar", COMPILED, ids=[p.values[0] for p in COMPILED])
+def test_compiled_run_learns(tmp_path, algo, env, budget, bar):
+    assert_learns(tmp_path, budget, bar, f"algo={algo}", f"env={env}", "seed=0", "compile=true")
+
+
+def assert_learns(tmp_path, budget: int, bar: float, *overrides: str) -> None:
+    cfg = config(*overrides)
     assert cfg["total_env_steps"] == budget
-    summary = train(Job(cfg, build_parts(cfg), {"algo": algo, "env": env}, [], []), tmp_path)
+    choices = dict(o.split("=", 1) for o in overrides[:2])
+    summary = train(Job(cfg, build_parts(cfg), choices, [], []), tmp_path)
     assert summary["env_steps"] <= budget
-    if env == "cartpole":
+    if choices["env"] == "cartpole":
         assert summary["eval_return_mean"] >= bar, summary["evals"]
     else:
         assert summary["eval_return_mean"] > bar, summary["evals"]

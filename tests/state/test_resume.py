@@ -30,7 +30,8 @@ DQN = (
     "replay.learning_starts=500",
     "eval.every=1000",
 )
-PPO = ("algo=ppo", "total_env_steps=8192", "eval.every=2048")
+# compiled (compile=true): the resumed process compiles anew and must still end as the one never stopped
+PPO = ("algo=ppo", "total_env_steps=8192", "eval.every=2048", "compile=true")
 PIXELS = ("algo=dqn", "env=catch", "total_env_steps=3000", "replay.learning_starts=500", "eval.every=1000")
 # continuous actions, with the statistics of observation normalization (the network's buffers) and of
 # reward scaling (the replay's state)
@@ -110,7 +111,7 @@ def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
 @pytest.mark.parametrize(
     "args",
     [DQN, PPO, PIXELS, CONTINUOUS, SAC],
-    ids=["dqn-prioritized-nstep", "ppo", "pixels-catch", "continuous-normalized", "sac"],
+    ids=["dqn-prioritized-nstep", "ppo-compiled", "pixels-catch", "continuous-normalized", "sac"],
 )
 def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
     overrides = (*COMMON, *args)

@@ -1,0 +1,20 @@
+"""``compile=true``: ``torch.compile`` of the network's forward (acting) and of the loss head's (the
+update's forward and backward), in place, so the state-dict keys and checkpoints stay as they are.
+
+On a GPU the mode is ``reduce-overhead`` (CUDA graphs: a small network's update is many tiny kernels,
+and replaying them as one graph removes the launch cost, as LeanRL does). On a CPU the default mode:
+Inductor fuses the elementwise work around the matmuls. The optimizer step, the replay and the
+explore rules stay eager. The first updates pay the compile (seconds to tens of seconds);
+benchmarks/compile.py measures where that pays back.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+def compile_parts(net: nn.Module, loss: nn.Module, device: torch.device) -> None:
+    mode = "reduce-overhead" if device.type == "cuda" else None
+    net.compile(mode=mode)
+    loss.compile(mode=mode)
