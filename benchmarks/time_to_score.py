@@ -30,11 +30,13 @@ def off_sys_path() -> None:
 
 def run_rlfw(*overrides: str) -> Run:
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
+        done = subprocess.run(
             [sys.executable, "-m", "rlfw", *overrides, "threads=1", f"hydra.run.dir={tmp}"],
-            check=True,
             capture_output=True,
+            text=True,
         )
+        if done.returncode:  # the run's own last lines say why
+            raise RuntimeError(f"python -m rlfw {' '.join(overrides)} failed:\n{done.stderr[-3000:]}")
         summary = json.loads((Path(tmp) / "summary.json").read_text())
         curve = (Path(tmp) / "metrics.csv").read_text()
     return {
