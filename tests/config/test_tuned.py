@@ -14,3 +14,14 @@ def test_atari_dqn_keeps_cleanrls_one_update_of_batch_32_per_4_env_steps(algo, e
     replay = cfg["replay"]
     assert cfg["num_envs"] * replay["collect_steps"] == 4 * replay["updates"] and replay["batch_size"] == 32
     assert cfg["target"]["period"] * 4 == 1000  # a target copy every 1,000 env steps, counted in updates
+
+
+def test_atari_rainbow_keeps_the_papers_update_and_target_periods():
+    """Hessel et al.: one update per 4 agent steps, a target copy every 32k frames (8k agent steps)."""
+    cfg = config("algo=rainbow", "env=pong")
+    replay, steps_per_update = (
+        cfg["replay"],
+        cfg["num_envs"] * cfg["replay"]["collect_steps"] / cfg["replay"]["updates"],
+    )
+    assert steps_per_update == 4 and replay["batch_size"] == 32
+    assert cfg["target"]["period"] * steps_per_update == 8_000
