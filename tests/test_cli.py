@@ -13,7 +13,7 @@ BAD = [
     (["algo=nope"], "algo=nope: no such option; valid: a2c, c51, ddpg, double_dqn, dqn, ppo, rainbow, sac, td3"),
     (
         ["env=nope"],
-        "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, catch, gym, halfcheetah, hopper,"
+        "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, cartpole_novel, catch, gym, halfcheetah, hopper,"
         " humanoid, inverted_pendulum, minatar, mujoco, pendulum, pong, walker2d",
     ),
     (["loss.name=bogus"], "loss.name='bogus': not a registered loss; valid: a2c, c51, double_dqn, dqn, ppo"),

@@ -37,6 +37,7 @@ def test_a_module_that_does_not_import_is_named():
     "choice, env, folder",
     [
         ("cartpole", {"id": "CartPole-v1"}, "cartpole"),
+        ("cartpole_novel", {"id": "rlfw/CartPoleNoVel-v1"}, "cartpole_novel"),
         ("gym", {"id": "MountainCar-v0"}, "MountainCar-v0"),
         ("gym", {"id": "ale_py:ALE/Pong-v5"}, "ALE-Pong-v5"),
         ("pong", {"game": "pong"}, "pong"),
@@ -59,3 +60,15 @@ def test_ppo_learns_a_multi_discrete_env(tmp_path):
         "eval.every=2048",
     )
     assert summary["eval_return_mean"] >= 0.85 - 1e-6, summary["evals"]
+
+
+def test_cartpole_without_velocities_shows_position_and_angle_only():
+    import gymnasium as gym
+
+    env = GymEnv("rlfw/CartPoleNoVel-v1", imports=["rlfw.env.partial"])
+    assert env.spec.obs_shape == (2,) and env.spec.solved_return == 475.0
+    partial, full = gym.make("rlfw/CartPoleNoVel-v1"), gym.make("CartPole-v1")
+    seen, whole = partial.reset(seed=3)[0], full.reset(seed=3)[0]
+    for step in range(20):
+        assert seen.shape == (2,) and (seen == whole[[0, 2]]).all()
+        seen, whole = partial.step(step % 2)[0], full.step(step % 2)[0]
