@@ -17,12 +17,13 @@ class C51Loss(LossHead):
 
         a*    = argmax_a Q_target(s', a)      (double=true: argmax_a Q(s', a), the online net picks)
         Tz_j  = clamp(r + gamma^n (1 - terminated) z_j, v_min, v_max)
-        m_i   = sum_j p_target(s', a*)_j * max(0, 1 - |Tz_j - z_i| / dz)
+        b_j   = (Tz_j - v_min) / dz,  l = floor(b_j),  u = ceil(b_j)
+        m_l  += p_target(s', a*)_j * (u - b_j),  m_u += p_target(s', a*)_j * (b_j - l)
         L     = mean_b w_b * -sum_i m_i log p_i(s_b, a_b)
 
     The projection m gives each Tz_j's probability to its two neighbouring atoms in proportion to how
-    close it lies to each (the paper's floor/ceil split, as one kernel). Only the action taken gets
-    gradient. ``td_error``, prioritized replay's priority, is KL(m || p(s, a)) per sample, as in
+    close it lies to each; where Tz_j falls on an atom (l = u), that atom gets all of it. Only the
+    action taken gets gradient. ``td_error``, prioritized replay's priority, is KL(m || p(s, a)) per sample, as in
     Rainbow (Hessel et al. 2018); ``w_b`` are its importance weights (1 without them).
     """
 
@@ -56,5 +57,8 @@ class C51Loss(LossHead):
         tz = batch.reward[:, None] + (batch.discount * (1.0 - batch.terminated.float()))[:, None] * z[None, :]
         tz = tz.clamp(target.v_min, target.v_max)
         dz = (target.v_max - target.v_min) / (len(z) - 1)
-        closeness = (1 - (tz[:, None, :] - z[None, :, None]).abs() / dz).clamp(min=0)  # [B, N_i, N_j]
-        return (closeness * p_next[:, None, :]).sum(dim=2)
+        b = ((tz - target.v_min) / dz).clamp(0, len(z) - 1)  # clamped: rounding may pass the last atom
+        lower, upper = b.floor().long(), b.ceil().long()
+        m = torch.zeros_like(p_next)
+        m.scatter_add_(1, lower, p_next * (upper - b + (lower == upper)))
+        return m.scatter_add_(1, upper, p_next * (b - lower))
