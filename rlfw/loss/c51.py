@@ -23,8 +23,8 @@ class C51Loss(LossHead):
 
     The projection m gives each Tz_j's probability to its two neighbouring atoms in proportion to how
     close it lies to each; where Tz_j falls on an atom (l = u), that atom gets all of it. Only the
-    action taken gets gradient. ``td_error``, prioritized replay's priority, is KL(m || p(s, a)) per sample, as in
-    Rainbow (Hessel et al. 2018); ``w_b`` are its importance weights (1 without them).
+    action taken gets gradient. ``td_error``, prioritized replay's priority, is KL(m || p(s, a)) per
+    sample, as in Rainbow (Hessel et al. 2018); ``w_b`` are its importance weights (1 without them).
     """
 
     needs = frozenset({"log_pmf"})

@@ -19,9 +19,7 @@ def test_atari_dqn_keeps_cleanrls_one_update_of_batch_32_per_4_env_steps(algo, e
 def test_atari_rainbow_keeps_the_papers_update_and_target_periods():
     """Hessel et al.: one update per 4 agent steps, a target copy every 32k frames (8k agent steps)."""
     cfg = config("algo=rainbow", "env=pong")
-    replay, steps_per_update = (
-        cfg["replay"],
-        cfg["num_envs"] * cfg["replay"]["collect_steps"] / cfg["replay"]["updates"],
-    )
+    replay = cfg["replay"]
+    steps_per_update = cfg["num_envs"] * replay["collect_steps"] / replay["updates"]
     assert steps_per_update == 4 and replay["batch_size"] == 32
     assert cfg["target"]["period"] * steps_per_update == 8_000
