@@ -37,11 +37,11 @@ def play(agent: Agent, args: Play) -> tuple[np.ndarray, np.ndarray]:
     """Returns and lengths of ``args.episodes`` episodes."""
     episodes = args.episodes or agent.config["eval"]["episodes"]
     seed = agent.eval_seed() if args.seed is None else args.seed
-    policy = agent.policy(args.deterministic)
     if args.render is None:
-        result = evaluate(agent.make_env(episodes), policy, seed)
-    else:  # one window, its episodes one after another
-        results = [evaluate(agent.make_env(1, args.render), policy, seed + i) for i in range(episodes)]
+        result = evaluate(agent.make_env(episodes), agent.policy(args.deterministic), seed)
+    else:  # one window, its episodes one after another, each with a fresh policy (a recurrent one's memory)
+        make = agent.make_env
+        results = [evaluate(make(1, args.render), agent.policy(args.deterministic), seed + i) for i in range(episodes)]
         result = np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])  # type: ignore[index]
     assert result is not None  # nothing stops it
     return result

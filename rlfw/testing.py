@@ -27,6 +27,7 @@ from rlfw.config.check import contracts
 from rlfw.env.spec import EnvSpec
 from rlfw.explore.act import act
 from rlfw.network import build_network
+from rlfw.network.memory import Stepping, recurrent
 from rlfw.registry import build, lookup, options
 
 SPEC = EnvSpec("Contract-v0", (4,), gym.spaces.Discrete(3), None)
@@ -98,7 +99,9 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
     cls = lookup("head", name)
     spec = spec_for(cls)
     net = network(cls.outputs, {"name": name, **values}, spec)
-    out = net(field("obs", spec=spec))
+    if recurrent(net):
+        check_memory(name, net, spec)
+    out = (Stepping(net, N) if recurrent(net) else net)(field("obs", spec=spec))
     assert hasattr(net, "mode"), f"head={name} has no mode(outputs): the greedy action, argmax Q or the policy's mode"
     mode = net.mode(out)
     assert_actions(f"head={name}: mode", mode.detach().numpy(), spec)
@@ -123,6 +126,32 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
             f"head={name}: output {key} has shape {tuple(tensor.shape)}, expected {expected}"
         )
     return out
+
+
+def check_memory(name: str, net: Any, spec: EnvSpec, steps: int = 5) -> None:
+    """A recurrent head's state: ``initial_state(n)`` has a row per env; a step returns the next state
+    of the same shape; unrolling ``steps`` steps of env columns (the learner's view, an episode starting
+    mid-way in one column) gives what stepping them one at a time gave (the collector's view)."""
+    state = net.initial_state(N)
+    assert state.shape[0] == N, f"head={name}: initial_state({N}) must have {N} rows, not {tuple(state.shape)}"
+    obs = torch.randn(steps, N, *spec.obs_shape)
+    starts = torch.zeros(steps, N, dtype=torch.bool)
+    starts[0], starts[steps // 2, 0] = True, True
+    stepped, after = [], state
+    with torch.no_grad():
+        for t in range(steps):
+            out = net(obs[t], after, starts[t])
+            after = out.pop("state")
+            assert after.shape == state.shape, f"head={name}: a step's state has shape {tuple(after.shape)}"
+            stepped.append(out)
+        unrolled = net.unroll(obs.flatten(0, 1), state, starts)
+    for key in stepped[0]:
+        torch.testing.assert_close(
+            unrolled[key],
+            torch.cat([out[key] for out in stepped]),
+            msg=f"head={name}: unroll's {key} differs from steps'",
+        )
+    torch.testing.assert_close(unrolled["final_state"], after, msg=f"head={name}: unroll's final state differs")
 
 
 def check_explore(name: str, **values) -> None:

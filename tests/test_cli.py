@@ -10,7 +10,10 @@ import rlfw
 from tests.helpers import check_refused, run_cli, run_in_process
 
 BAD = [
-    (["algo=nope"], "algo=nope: no such option; valid: a2c, c51, ddpg, double_dqn, dqn, ppo, rainbow, sac, td3"),
+    (
+        ["algo=nope"],
+        "algo=nope: no such option; valid: a2c, c51, ddpg, double_dqn, dqn, ppo, ppo_lstm, rainbow, sac, td3",
+    ),
     (
         ["env=nope"],
         "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, cartpole_novel, catch, gym, halfcheetah, hopper,"
@@ -23,7 +26,7 @@ BAD = [
     (["num_envs=-2"], "num_envs=-2: envs stepped together, 1 to 1024"),
     (["algo=dqn", "replay.batch_size=200000"], "replay.batch_size=200000: must not exceed replay.capacity=100000"),
     (["algo=dqn", "env=gym", "env.id=Pendulum-v1"], "network/head=q acts in Discrete action spaces, and Pendulum-v1"),
-    (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ddpg, ppo, sac, td3"),
+    (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ddpg, ppo, ppo_lstm, sac, td3"),
     (["algo=sac"], "network/head=squashed_gaussian acts in Box action spaces, and CartPole-v1 has Discrete(2)"),
     (
         ["algo=sac", "env=pendulum", "target.parts=[actor,critics]"],
@@ -51,6 +54,18 @@ BAD = [
     (["algo=rainbow", "network.head.sigma0=0"], "network.head.sigma0=0: the noise's initial scale, > 0"),
     (["algo=ppo", "+network.head.noisy=true"], "network.head.noisy"),
     (["algo=dqn", "target=none"], "target=none: loss=dqn needs a target network"),
+    # a recurrent head (issue 51)
+    (
+        ["algo=dqn", "network/head=recurrent_actor_critic"],
+        "network/head=recurrent_actor_critic: a recurrent head learns from whole episodes in time order;"
+        " replay=uniform samples steps out of order (replays that keep them: rollout)",
+    ),
+    (["algo=sac", "env=pendulum", "network/head=recurrent_actor_critic"], "replay=uniform samples steps out of order"),
+    (
+        ["algo=ppo_lstm", "replay.minibatches=3"],
+        "replay.minibatches=3: a recurrent head trains on whole env columns, so the minibatches must divide num_envs=8",
+    ),
+    (["algo=ppo_lstm", "network.head.cell=transformer"], "network.head.cell='transformer': one of lstm, gru"),
     (["loss=dqn"], "loss=dqn: needs network outputs q; network/head=actor_critic gives value"),
     (["+replay.bogus=1"], "replay.bogus: unknown key for replay=rollout"),
     (["+total_env_step=3000"], "total_env_step: unknown key (did you mean total_env_steps?)"),

@@ -3,8 +3,9 @@
 The file maps a batch of observations, as the env gives them (uint8 pixels stay uint8), to the
 greedy actions: the network with everything it keeps (pixel scaling, statistics held as buffers)
 and the head's own ``mode`` (argmax Q, the policy's most likely action), all in fp32 (a run's bf16
-convolutions too: ONNX runtimes' CPU convolutions take no bf16). The JSON says what goes in and
-what comes out.
+convolutions too: ONNX runtimes' CPU convolutions take no bf16). A recurrent policy's file also takes
+its ``state`` and ``episode_start`` and returns the next state (as Sample Factory's exporter does).
+The JSON says what goes in and what comes out.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import importlib.util
 import json
 import logging
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from torch import nn
 from rlfw.agent.load import Agent
 from rlfw.errors import ConfigError
 from rlfw.network.encoder.cnn import fp32
+from rlfw.network.memory import recurrent
 
 FORMATS = {"torchscript": ".pt", "onnx": ".onnx"}
 ONNX_NEEDS = ("onnx", "onnxscript", "onnxruntime")  # torch's ONNX exporter, and onnxruntime to check the file
@@ -44,13 +47,39 @@ class Policy(nn.Module):
             self.register_buffer("high", torch.as_tensor(space.high))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        action = self.net.mode(self.net(obs))  # type: ignore[operator]
+        return self.greedy(self.net(obs))
+
+    def greedy(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
+        action = self.net.mode(out)  # type: ignore[operator]
         return torch.clamp(action, self.low, self.high) if self.bounded else action
 
 
-def example(agent: Agent, rows: int = 2) -> torch.Tensor:
-    """A batch of observations of the agent's shape and dtype."""
-    return torch.from_numpy(np.zeros((rows, *agent.spec.obs_shape), agent.spec.obs_dtype))
+class RecurrentPolicy(Policy):
+    """Observations, each row's state and whether its episode starts here in; greedy actions and the
+    next state out."""
+
+    def forward(  # type: ignore[override]
+        self, obs: torch.Tensor, state: torch.Tensor, episode_start: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.net(obs, state, episode_start)
+        return self.greedy(out), out["state"]
+
+
+def example(agent: Agent, rows: int = 2) -> tuple[torch.Tensor, ...]:
+    """A batch of observations of the agent's shape and dtype; for a recurrent policy with initial
+    states and episode starts."""
+    obs = torch.from_numpy(np.zeros((rows, *agent.spec.obs_shape), agent.spec.obs_dtype))
+    if not recurrent(agent.net):
+        return (obs,)
+    return obs, agent.net.initial_state(rows).cpu(), torch.ones(rows, dtype=torch.bool)  # type: ignore[operator]
+
+
+def inputs(agent: Agent) -> list[str]:
+    return ["obs", "state", "episode_start"] if recurrent(agent.net) else ["obs"]
+
+
+def outputs(agent: Agent) -> list[str]:
+    return ["action", "next_state"] if recurrent(agent.net) else ["action"]
 
 
 def require_format(fmt: str) -> None:
@@ -64,57 +93,80 @@ def require_format(fmt: str) -> None:
 def export(agent: Agent, fmt: str, out: Path) -> tuple[Path, Path]:
     """Writes the policy file ``out`` and ``<out>.json`` beside it; returns both paths."""
     require_format(fmt)
-    policy = Policy(agent.net, agent.spec.action_space).to("cpu").eval()
+    policy = (RecurrentPolicy if recurrent(agent.net) else Policy)(agent.net, agent.spec.action_space).to("cpu").eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     with fp32(agent.net):  # the file, and the agent it is checked against
         with torch.no_grad():
             if fmt == "torchscript":
                 with warnings.catch_warnings():  # torch 2.13 deprecates TorchScript; the user asked for it
                     warnings.simplefilter("ignore", DeprecationWarning)
+                    # nn.LSTM's shape checks trace as constants; verify() below runs the file on other batches
+                    warnings.simplefilter("ignore", torch.jit.TracerWarning)
                     torch.jit.trace(policy, example(agent)).save(str(out))
             else:
-                onnx(policy, example(agent), out)
+                onnx(policy, example(agent), inputs(agent), outputs(agent), out)
         verify(agent, fmt, out)
     spec = out.with_name(out.name + ".json")
     spec.write_text(json.dumps(description(agent, fmt, out), indent=2))
     return out, spec
 
 
-def run_file(fmt: str, path: Path, obs: np.ndarray) -> np.ndarray:
-    """The actions an exported file picks for a batch of observations."""
+def load_file(fmt: str, path: Path) -> Callable[..., list[np.ndarray]]:
+    """An exported file as a function: numpy inputs (``obs``; a recurrent policy's also ``state`` and
+    ``episode_start``) in, its numpy outputs out (``action``; and ``next_state``)."""
     if fmt == "torchscript":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            return torch.jit.load(str(path))(torch.from_numpy(obs)).numpy()
+            module = torch.jit.load(str(path))
+
+        def scripted(*arrays: np.ndarray) -> list[np.ndarray]:
+            out = module(*(torch.from_numpy(np.asarray(a)) for a in arrays))
+            return [t.numpy() for t in (out if isinstance(out, tuple) else (out,))]
+
+        return scripted
     import onnxruntime
 
-    return onnxruntime.InferenceSession(str(path)).run(["action"], {"obs": obs})[0]
+    session = onnxruntime.InferenceSession(str(path))
+    names = [i.name for i in session.get_inputs()]
+    return lambda *arrays: session.run(None, dict(zip(names, arrays, strict=True)))
 
 
-def verify(agent: Agent, fmt: str, path: Path) -> None:
-    """The file, loaded back, picks the agent's actions on the first observations of the eval envs
-    (continuous ones up to float rounding)."""
+def verify(agent: Agent, fmt: str, path: Path, steps: int = 100) -> None:
+    """The file, loaded back, picks the agent's actions on the eval envs' observations (continuous ones
+    up to float rounding): a feed-forward policy's on the first ones; a recurrent one's over ``steps``
+    steps of their episodes, each side carrying its own state."""
     envs = agent.make_env(8)
     obs, _ = envs.reset(seed=agent.eval_seed())
+    run, memory = load_file(fmt, path), recurrent(agent.net)
+    state = file_state = example(agent, 8)[1].numpy() if memory else None
+    starts = np.ones(8, dtype=bool)
+    for _ in range(steps if memory else 1):
+        want, state = agent.predict(obs, state, starts)
+        if memory:
+            got, file_state = run(np.asarray(obs), file_state, starts)
+        else:
+            (got,) = run(np.asarray(obs))
+        same = np.allclose(got, want, rtol=1e-5, atol=1e-5) if want.dtype.kind == "f" else np.array_equal(got, want)
+        if not same:  # a Gaussian's mean may differ in its last bits in another runtime
+            raise RuntimeError(f"{path} picks actions {got.tolist()} where the agent picks {want.tolist()}")
+        obs, _, terminated, truncated, _ = envs.step(want)
+        starts = terminated | truncated
     envs.close()
-    got, want = run_file(fmt, path, np.asarray(obs)), agent.predict(obs)[0]
-    same = np.allclose(got, want, rtol=1e-5, atol=1e-5) if want.dtype.kind == "f" else np.array_equal(got, want)
-    if not same:  # a Gaussian's mean may differ in its last bits in another runtime
-        raise RuntimeError(f"{path} picks actions {got.tolist()} where the agent picks {want.tolist()}")
 
 
-def onnx(policy: Policy, obs: torch.Tensor, out: Path) -> None:
+def onnx(policy: Policy, example: tuple[torch.Tensor, ...], names: list[str], outs: list[str], out: Path) -> None:
     """torch's ONNX exporter (torch.export), with a batch dimension of any size."""
     logging.getLogger("torch.onnx").setLevel(logging.ERROR)  # it logs every op it could not find a plugin for
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        batch = torch.export.Dim("batch")
         torch.onnx.export(
             policy,
-            (obs,),
+            example,
             str(out),
-            input_names=["obs"],
-            output_names=["action"],
-            dynamic_shapes=({0: torch.export.Dim("batch")},),
+            input_names=names,
+            output_names=outs,
+            dynamic_shapes=tuple({0: batch} for _ in example),
             external_data=False,  # the weights inside the one file
             verbose=False,
         )
@@ -145,4 +197,17 @@ def description(agent: Agent, fmt: str, out: Path) -> dict[str, Any]:
         "checkpoint": str(agent.checkpoint),
         "env_steps": agent.env_steps,
         "greedy": "the head's mode: argmax Q, or the policy's most likely action",
+        **({"memory": memory(agent)} if recurrent(agent.net) else {}),
+    }
+
+
+def memory(agent: Agent) -> dict[str, Any]:
+    """A recurrent policy's other inputs and output: zeros are the state before an episode's first step."""
+    state = ["batch", *agent.net.initial_state(1).shape[1:]]  # type: ignore[operator]
+    return {
+        "inputs": [
+            {"name": "state", "shape": state, "dtype": "float32", "initial": "zeros"},
+            {"name": "episode_start", "shape": ["batch"], "dtype": "bool", "meaning": "true: the state is zeroed"},
+        ],
+        "output": {"name": "next_state", "shape": state, "dtype": "float32"},
     }

@@ -21,6 +21,7 @@ from rlfw.env.spec import EnvSpec, env_action
 from rlfw.errors import ConfigError
 from rlfw.explore.act import GREEDY, act
 from rlfw.network import build_network
+from rlfw.network.memory import Stepping, recurrent
 from rlfw.registry import build, chosen, names
 from rlfw.run.evaluate import Policy, eval_seed
 from rlfw.state.names import BEST, LAST
@@ -49,26 +50,53 @@ class Agent:
     def predict(
         self,
         obs: np.ndarray | torch.Tensor,
-        state: Any = None,
+        state: np.ndarray | None = None,
         episode_start: np.ndarray | None = None,
         deterministic: bool = True,
-    ) -> tuple[np.ndarray, Any]:
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Actions for one observation or a batch (numpy or torch in, numpy out), as the env takes them
         (clipped to a Box's bounds). ``deterministic``: the greedy action (argmax Q, the policy's
         mode); else the training rule's (epsilon-greedy at its final epsilon, or a sample of the
-        policy). ``state`` and ``episode_start`` are for recurrent policies; this feed-forward one
-        returns ``None`` as its state."""
+        policy).
+
+        A recurrent policy also takes and returns its ``state`` (``[S, hidden]`` per observation; None:
+        an episode's first step) and ``episode_start`` (true where an episode begins: its state is
+        zeroed; None: nowhere), as SB3-contrib's ``RecurrentPPO.predict``. A feed-forward one returns
+        ``None`` as its state."""
         batch, single = self._batch(obs)
+        memory = Stepping(self.net, len(batch), self.device) if recurrent(self.net) else None
+        if memory is not None:
+            memory.starts = self._starts(episode_start, state is None, len(batch))
+            if state is not None:
+                memory.state = torch.as_tensor(np.asarray(state), dtype=torch.float32, device=self.device)
+                memory.state = memory.state[None] if single else memory.state
         with torch.inference_mode():
             rule = GREEDY if deterministic else self.explore
             num_actions = getattr(self.spec.action_space, "n", None)
-            action, _ = act(self.net, rule, batch, self.config["total_env_steps"], num_actions=num_actions)
+            policy = self.net if memory is None else memory
+            action, _ = act(policy, rule, batch, self.config["total_env_steps"], num_actions=num_actions)
         action = env_action(self.spec.action_space)(action)
-        return (action[0] if single else action), None
+        if memory is None:
+            return (action[0] if single else action), None
+        after = memory.state.numpy(force=True)
+        return (action[0], after[0]) if single else (action, after)
+
+    def _starts(self, episode_start: np.ndarray | None, first: bool, rows: int) -> torch.Tensor:
+        if episode_start is None:
+            return torch.full((rows,), first, device=self.device)
+        return torch.as_tensor(np.asarray(episode_start, dtype=bool), device=self.device).reshape(rows)
 
     def policy(self, deterministic: bool = True) -> Policy:
-        """``predict`` as a function of a batch of observations."""
-        return lambda obs: self.predict(obs, deterministic=deterministic)[0]
+        """``predict`` as a function of a batch of observations; a recurrent policy's state is carried
+        from call to call (one ``policy()`` per set of episodes, one episode per env, as ``evaluate`` plays)."""
+        state = None
+
+        def step(obs: np.ndarray) -> np.ndarray:
+            nonlocal state
+            action, state = self.predict(obs, state, deterministic=deterministic)
+            return action
+
+        return step
 
     def make_env(self, num_envs: int = 1, render_mode: str | None = None) -> gym.vector.VectorEnv:
         """A vector env made as training made its evaluation envs (for Atari: the same preprocessing,

@@ -107,6 +107,8 @@ def check_fit(cfg: dict[str, Any]) -> None:
                 f"{keys[kind]}={chosen[kind]}: {option[kind].__qualname__} does not subclass"
                 f" {base.__module__}.{base.__qualname__}, whose attributes declare what an option of this kind needs"
             )
+    if getattr(head, "recurrent", False):  # before the outputs: what a user mixing it with DQN or SAC needs to hear
+        check_sequences(cfg, chosen, replay)
     for who, user in ((f"explore={chosen['explore']}", explore), (f"loss={chosen['loss']}", loss)):
         if not user.needs <= head.outputs:
             raise ConfigError(
@@ -152,3 +154,19 @@ def check_fit(cfg: dict[str, Any]) -> None:
         )
     if target.uses_target and not loss.needs_target:
         raise ConfigError(f"target={chosen['target']}: loss={chosen['loss']} uses no target network; use target=none")
+
+
+def check_sequences(cfg: dict[str, Any], chosen: dict[str, str], replay: type) -> None:
+    """A recurrent head learns from whole env columns in time order, split between minibatches."""
+    if not replay.sequences:  # type: ignore[attr-defined]
+        keeps = [name for name, cls in sorted(options("replay").items()) if getattr(cls, "sequences", False)]
+        raise ConfigError(
+            f"network/head={chosen['head']}: a recurrent head learns from whole episodes in time order;"
+            f" replay={chosen['replay']} samples steps out of order (replays that keep them: {', '.join(keeps)})"
+        )
+    minibatches, num_envs = cfg["replay"].get("minibatches", 1), cfg["num_envs"]
+    if num_envs % minibatches:
+        raise ConfigError(
+            f"replay.minibatches={minibatches}: a recurrent head trains on whole env columns, so the minibatches"
+            f" must divide num_envs={num_envs}"
+        )

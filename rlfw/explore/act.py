@@ -11,6 +11,8 @@ numpy in (or torch), numpy out: the envs and the replay take numpy.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
@@ -23,7 +25,7 @@ GREEDY = Greedy()  # evaluation's rule: the head's greedy action
 
 
 def act(
-    net: nn.Module,
+    net: nn.Module | Any,  # or what stands in for it (rlfw.network.memory.Stepping: a recurrent net acting)
     rule: ExploreRule,
     obs: np.ndarray | torch.Tensor,
     env_step: int = 0,

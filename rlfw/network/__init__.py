@@ -16,6 +16,7 @@ from rlfw.network.head import (  # noqa: F401  (registers)
     deterministic,
     dueling_q,
     q,
+    recurrent,
     squashed,
 )
 from rlfw.network.normalize import Normalized, ObsNorm

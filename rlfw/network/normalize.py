@@ -63,3 +63,12 @@ def normalizers(net: object) -> list[ObsNorm]:
     """The network's observation normalizers (each once, however many encoders share it); none when
     the policy is not a module (a test's stand-in, a collector stepping with random actions)."""
     return [m for m in net.modules() if isinstance(m, ObsNorm)] if isinstance(net, nn.Module) else []
+
+
+def shared_norm(encoders: list[Encoder]) -> tuple[ObsNorm | None, list[Encoder]]:
+    """The one normalizer ``encoders`` share (``network.normalize_obs``), and the encoders without it:
+    a head normalizes once for all its trunks."""
+    normalized = [e for e in encoders if isinstance(e, Normalized)]
+    if len(normalized) != len(encoders):
+        return None, encoders
+    return normalized[0].norm, [e.encoder for e in normalized]

@@ -20,6 +20,7 @@ class Replay:
     provides: frozenset[str] = frozenset()  # the batch fields it yields
     needs_extras: frozenset[str] = frozenset()  # what the explore rule must record while acting
     collect_steps: int = 1  # vector steps between update phases
+    sequences: bool = False  # yields env columns in time order (what a recurrent head trains on)
 
     def add(self, step: dict[str, np.ndarray]) -> None:  # pragma: no cover
         raise NotImplementedError

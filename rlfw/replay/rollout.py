@@ -1,4 +1,7 @@
-"""On-policy rollout: ``num_steps x num_envs`` steps, GAE, then ``epochs x minibatches`` batches."""
+"""On-policy rollout: ``num_steps x num_envs`` steps, GAE, then ``epochs x minibatches`` batches.
+
+Steps taken with a recurrent policy (they carry its ``state``) are yielded as whole env columns
+(``rlfw.replay.columns``), for the learner to unroll; any other steps as shuffled rows."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import torch
 from rlfw.batch import Batch, to_device
 from rlfw.errors import require
 from rlfw.registry import register
+from rlfw.replay.columns import column_batches
 from rlfw.replay.contract import Replay
 from rlfw.replay.gae import gae
 from rlfw.replay.reward_scale import RewardScale
@@ -20,6 +24,7 @@ from rlfw.replay.steps import StepStore
 class Rollout(Replay):
     provides = frozenset({"obs", "action", "logp", "value", "advantage", "returns"})
     needs_extras = frozenset({"logp", "value"})
+    sequences = True  # keeps env columns in time order: a recurrent head can train on it
 
     def __init__(
         self,
@@ -62,8 +67,12 @@ class Rollout(Replay):
         self.epochs, self.minibatches = epochs, minibatches
         self.collect_steps, self.num_envs = num_steps, num_envs
         self.store = StepStore(num_steps, num_envs)
-        self.finals: list[tuple[int, torch.Tensor, torch.Tensor]] = []  # (row, envs, final obs) of episodes ended
+        # (row, envs, final obs, the policy's state after that step) of episodes ended; the state is a
+        # recurrent policy's ([envs, S, hidden]), else None
+        self.finals: list[tuple[int, torch.Tensor, torch.Tensor, torch.Tensor | None]] = []
         self.last_next_obs = torch.empty(0)  # the observation after the rollout's last step, set by add
+        self.last_state: torch.Tensor | None = None  # a recurrent policy's state after it
+        self.initial_state: torch.Tensor | None = None  # its state before the rollout's first step
         self.stop_epochs = False
 
     def add(self, step: dict[str, np.ndarray]) -> None:
@@ -72,16 +81,20 @@ class Rollout(Replay):
         here) and after the rollout's last step (the observation the next rollout starts from)."""
         step = dict(step)
         next_obs = step.pop("next_obs")
+        state, next_state = step.pop("state", None), step.pop("next_state", None)  # a recurrent policy's
         if self.reward_scale is not None:
             step["reward"] = self.reward_scale(step["reward"], step["terminated"], step["truncated"])
         row = self.store.add(step)
         if row == 0:
             self.finals = []
+            self.initial_state = None if state is None else torch.tensor(state)
         done = step["terminated"] | step["truncated"]
         if done.any():
             envs = done.nonzero()[0]
-            self.finals.append((row, torch.from_numpy(envs), torch.from_numpy(next_obs[envs])))
+            after = None if next_state is None else torch.tensor(next_state[envs])
+            self.finals.append((row, torch.from_numpy(envs), torch.from_numpy(next_obs[envs]), after))
         self.last_next_obs = torch.from_numpy(next_obs)
+        self.last_state = None if next_state is None else torch.tensor(next_state)
 
     def ready(self) -> bool:
         return self.store.size == self.store.rows
@@ -91,11 +104,9 @@ class Rollout(Replay):
         next_value = torch.empty_like(d["value"])
         next_value[:-1] = d["value"][1:]  # V(s_t+1), computed when acting on s_t+1
         device = next(net.parameters()).device
-        with torch.no_grad():  # the rest: one forward over the last step's next_obs and the final observations
-            value = net(torch.cat([self.last_next_obs, *(obs for _, _, obs in self.finals)]).to(device))["value"]
-        value = value.to("cpu", torch.float32)  # the stored values' dtype, from any autocast's (bf16-mixed)
+        value = self.bootstrap_values(net, device)
         next_value[-1], start = value[: self.num_envs], self.num_envs
-        for row, envs, _ in self.finals:
+        for row, envs, _, _ in self.finals:
             next_value[row, envs] = value[start : start + len(envs)]
             start += len(envs)
         advantage = gae(
@@ -109,38 +120,63 @@ class Rollout(Replay):
             advantage=advantage,
             returns=advantage + d["value"],
         )
+        self.store.size = 0  # the next rollout overwrites this one
+        self.stop_epochs = False
+        if self.initial_state is not None:
+            data["episode_start"] = d["episode_start"]
+            yield from column_batches(self, to_device(data, device), self.initial_state.to(device))
+            return
         # One transfer of the whole rollout, not one per minibatch: on a GPU the minibatches are
         # gathered there (a no-op on the CPU).
         data = to_device(Batch({k: v.flatten(0, 1) for k, v in data.items()}), device)
-        self.store.size = 0  # the next rollout overwrites this one
-        self.stop_epochs = False
         size = len(data.action) // self.minibatches
         for _ in range(self.epochs):
             order = torch.randperm(len(data.action)).to(device)  # drawn on the CPU: the same order on any device
             for i in range(self.minibatches):
                 rows = order[i * size : (i + 1) * size]
                 # index_select, not v[rows]: the same copy without advanced indexing's slower general path
-                batch = Batch({k: v.index_select(0, rows) for k, v in data.items()})
-                if self.normalize_advantage:
-                    batch["advantage"] = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)
-                yield batch
+                yield self.minibatch(Batch({k: v.index_select(0, rows) for k, v in data.items()}))
                 if self.stop_epochs:
                     return
 
+    def minibatch(self, batch: Batch) -> Batch:
+        """``batch`` with its advantages normalized, if asked."""
+        if self.normalize_advantage:
+            batch["advantage"] = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)
+        return batch
+
+    def bootstrap_values(self, net, device: torch.device) -> torch.Tensor:
+        """V of the observation after the rollout's last step (one per env), then of each ended
+        episode's final observation: one forward for them all. A recurrent policy reads them with its
+        state after the step before (zeroed where the last step ended an episode: the next starts)."""
+        obs = torch.cat([self.last_next_obs, *(f[2] for f in self.finals)]).to(device)
+        with torch.no_grad():
+            if self.last_state is None:
+                value = net(obs)["value"]
+            else:
+                ended = self.store.data["terminated"][-1] | self.store.data["truncated"][-1]
+                starts = torch.cat([ended, torch.zeros(len(obs) - self.num_envs, dtype=torch.bool)])
+                state = torch.cat([self.last_state, *(s for *_, s in self.finals if s is not None)])
+                value = net(obs, state.to(device), starts.to(device))["value"]
+        return value.to("cpu", torch.float32)  # the stored values' dtype, from any autocast's (bf16-mixed)
+
     def state_dict(self) -> dict:
-        finals = [{"row": row, "envs": envs, "obs": obs} for row, envs, obs in self.finals]
+        finals = [{"row": row, "envs": envs, "obs": obs, "state": state} for row, envs, obs, state in self.finals]
         return {
             "store": self.store.state_dict(),
             "finals": finals,
             "last_next_obs": self.last_next_obs,
+            "last_state": self.last_state,
+            "initial_state": self.initial_state,
             "stop_epochs": self.stop_epochs,
             "reward_scale": None if self.reward_scale is None else self.reward_scale.state_dict(),
         }
 
     def load_state_dict(self, state: dict) -> None:
         self.store.load_state_dict(state["store"])
-        self.finals = [(f["row"], f["envs"], f["obs"]) for f in state["finals"]]
+        self.finals = [(f["row"], f["envs"], f["obs"], f.get("state")) for f in state["finals"]]
         self.last_next_obs, self.stop_epochs = state["last_next_obs"], state["stop_epochs"]
+        self.last_state, self.initial_state = state.get("last_state"), state.get("initial_state")
         if self.reward_scale is not None:
             self.reward_scale.load_state_dict(state["reward_scale"])
 

@@ -23,6 +23,7 @@ from torch import nn
 
 from rlfw.batch import Batch
 from rlfw.loss.contract import LossHead
+from rlfw.network.memory import unrolled
 from rlfw.target.contract import TargetRule
 
 
@@ -71,7 +72,7 @@ class UpdateResult:
 
 def update(learner: Learner, batch: Batch, number: int) -> UpdateResult:
     """Trains on ``batch``; when it closes an accumulation window, steps as update number ``number``."""
-    terms = learner.loss(batch, learner.net, learner.target_net)
+    terms = learner.loss(batch, unrolled(learner.net, batch), learner.target_net)  # a recurrent net over its columns
     loss = sum(v for k, v in terms.items() if k.startswith("loss_"))
     assert isinstance(loss, torch.Tensor), "a loss head returns at least one loss_* term"
     learner.feedback(batch, terms)

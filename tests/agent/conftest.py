@@ -1,5 +1,5 @@
 """Short finished runs to load, play and export: one per head kind (Rainbow's distributional Q with noisy
-layers, a plain Q on pixels, actor-critics)."""
+layers, a plain Q on pixels, actor-critics, a recurrent actor-critic)."""
 
 from pathlib import Path
 
@@ -14,6 +14,8 @@ RUNS = {
     "catch": ["algo=dqn", "env=catch", "total_env_steps=3000", "eval.every=1500"],
     # a Gaussian policy over normalized observations (conf/tuned/ppo_pendulum.yaml)
     "pendulum": ["algo=ppo", "env=pendulum", "total_env_steps=8192", "eval.every=4096"],
+    # a recurrent policy (an LSTM per trunk) on CartPole without velocities
+    "ppo_lstm": ["algo=ppo_lstm", "env=cartpole_novel", "replay.epochs=4", "total_env_steps=4096", "eval.every=2048"],
     # a squashed Gaussian actor with critics
     "sac": [
         "algo=sac",

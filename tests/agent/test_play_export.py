@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import rlfw
+from rlfw.agent.export import load_file
 from rlfw.export import main as export_main
 from rlfw.network.encoder.cnn import fp32
 from rlfw.play import main as play_main
@@ -96,3 +97,35 @@ def test_export_refuses_an_unknown_format_and_a_missing_exporter(runs, capsys, m
     with pytest.raises(SystemExit):
         export_main([str(runs["ppo"]), "format=onnx"])
     assert capsys.readouterr().err == "rlfw.export: format=onnx needs onnxruntime: pip install 'rlfw[export]'\n"
+
+
+def test_play_carries_a_recurrent_policys_state_as_the_runs_evaluation_did(runs, capsys):
+    summary = json.loads((runs["ppo_lstm"] / "summary.json").read_text())
+    play_main([str(runs["ppo_lstm"]), "which=last"])
+    out, final = capsys.readouterr().out, summary["evals"][-1]
+    assert f"return: mean {final['return_mean']:.1f}, std {final['return_std']:.1f}, IQM" in out  # the same episodes
+    assert f"the run's own evaluation of these weights: {final['return_mean']:.1f}" in out
+
+
+@pytest.mark.parametrize("fmt", ["torchscript", "onnx"])
+def test_exported_recurrent_policy_carries_its_state_over_whole_episodes(runs, fmt, tmp_path):
+    agent = rlfw.load(runs["ppo_lstm"])
+    export_main([str(runs["ppo_lstm"]), f"format={fmt}", f"out={tmp_path}/policy"])
+    run = load_file(fmt, tmp_path / "policy")
+    envs = agent.make_env(4)
+    obs, _ = envs.reset(seed=3)
+    state, file_state = None, agent.net.initial_state(4).numpy()
+    starts, running, steps = np.ones(4, dtype=bool), np.ones(4, dtype=bool), 0
+    while running.any():  # until every env has played one whole episode
+        want, state = agent.predict(obs, state, starts)
+        got, file_state = run(obs, file_state, starts)
+        assert np.array_equal(got, want), f"step {steps}: the file picks {got}, the agent {want}"
+        np.testing.assert_allclose(file_state, state, atol=1e-5)
+        obs, _, terminated, truncated, _ = envs.step(want)
+        starts = terminated | truncated
+        running &= ~starts
+        steps += 1
+    assert steps > 20  # whole episodes, not one step
+    memory = json.loads((tmp_path / "policy.json").read_text())["memory"]
+    assert [i["name"] for i in memory["inputs"]] == ["state", "episode_start"]
+    assert memory["output"]["shape"] == ["batch", *agent.net.initial_state(1).shape[1:]]

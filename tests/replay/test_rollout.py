@@ -77,9 +77,11 @@ def test_minibatches_must_divide_the_rollout():
         Rollout(total_env_steps=10_000, num_envs=2, gamma=0.9, num_steps=4, minibatches=3)
 
 
-def test_bootstraps_from_the_critic_on_every_next_obs():
+@pytest.mark.parametrize("head", ["actor_critic", "recurrent_actor_critic"])
+def test_bootstraps_from_the_critic_on_every_next_obs(head):
     # Rollout keeps no next_obs: V(next_obs) is the next step's value from acting, or one forward over
-    # the final observations and the last step's next_obs. It must equal the critic on every next_obs.
+    # the final observations and the last step's next_obs. It must equal the critic on every next_obs
+    # (a recurrent critic's with its state after the step).
     from rlfw.config.build import build_parts
     from rlfw.replay.gae import gae
     from rlfw.replay.steps import StepStore
@@ -88,6 +90,7 @@ def test_bootstraps_from_the_critic_on_every_next_obs():
 
     cfg = config(
         "algo=ppo",
+        f"network/head={head}",
         "env=gym",
         "env.id=CartPole-v1",
         "+env.kwargs.max_episode_steps=16",  # truncations bootstrap
@@ -107,13 +110,93 @@ def test_bootstraps_from_the_critic_on_every_next_obs():
         int(d["terminated"].sum()) >= 5 and int(d["truncated"].sum()) >= 5
     )  # episode ends of both kinds (about 12 and 20)
     with torch.no_grad():
-        next_value = parts.net(d["next_obs"].flatten(0, 1))["value"].view(64, 8)
+        if head == "actor_critic":
+            next_value = parts.net(d["next_obs"].flatten(0, 1))["value"].view(64, 8)
+        else:
+            go_on = torch.zeros(64 * 8, dtype=torch.bool)
+            next_value = parts.net(d["next_obs"].flatten(0, 1), d["next_state"].flatten(0, 1), go_on)["value"]
+            next_value = next_value.view(64, 8)
     advantage = gae(
         d["reward"], d["value"], next_value, d["terminated"], d["truncated"], cfg["gamma"], cfg["replay"]["gae_lambda"]
     )
     torch.manual_seed(5)
-    order = torch.randperm(64 * 8)
+    order = torch.randperm(64 * 8 if head == "actor_critic" else 8)
     torch.manual_seed(5)
     (batch,) = parts.replay.batches(parts.net)
-    torch.testing.assert_close(batch.advantage, advantage.flatten()[order], rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(batch.obs, d["obs"].flatten(0, 1)[order])
+    if head == "actor_critic":
+        torch.testing.assert_close(batch.advantage, advantage.flatten()[order], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(batch.obs, d["obs"].flatten(0, 1)[order])
+    else:  # whole columns, time-major, with the state each began the rollout in
+        torch.testing.assert_close(batch.advantage, advantage[:, order].flatten(), rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(batch.obs, d["obs"][:, order].flatten(0, 1))
+        torch.testing.assert_close(batch.state, d["state"][0, order])
+        assert torch.equal(batch.episode_start, d["episode_start"][:, order]) and batch.episode_start[0].all()
+
+
+def test_column_minibatches_cover_every_column_once_per_epoch():
+    r = Rollout(total_env_steps=10_000, num_envs=4, gamma=0.9, num_steps=3, epochs=2, minibatches=2)
+    for t in range(3):
+        r.add(
+            {
+                "obs": np.tile(np.arange(4, dtype=np.float32)[:, None], (1, 1)) + 10 * t,
+                "action": np.zeros(4, dtype=np.int64),
+                "reward": np.ones(4, dtype=np.float32),
+                "next_obs": np.zeros((4, 1), dtype=np.float32),
+                "terminated": np.zeros(4, dtype=bool),
+                "truncated": np.zeros(4, dtype=bool),
+                "logp": np.zeros(4, dtype=np.float32),
+                "value": np.zeros(4, dtype=np.float32),
+                "state": np.arange(4, dtype=np.float32).reshape(4, 1, 1) + 100 * t,
+                "next_state": np.zeros((4, 1, 1), dtype=np.float32),
+                "episode_start": np.full(4, t == 0),
+            }
+        )
+    batches = list(r.batches(RecurrentStub()))
+    assert len(batches) == 4
+    for epoch in (batches[:2], batches[2:]):
+        columns = torch.cat([b.state.flatten() for b in epoch])  # each column's state before the rollout
+        assert sorted(columns.tolist()) == [0.0, 1.0, 2.0, 3.0]
+    for b in batches:
+        assert b.obs.shape == (3 * 2, 1) and b.episode_start.shape == (3, 2)
+        torch.testing.assert_close(b.obs.view(3, 2), b.state.view(1, 2) + 10 * torch.arange(3.0)[:, None])
+
+
+class RecurrentStub(torch.nn.Module):
+    recurrent = True
+
+    def __init__(self):
+        super().__init__()
+        self.unused = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, obs, state, episode_start):
+        return {"value": torch.zeros(len(obs))}
+
+
+def test_a_recurrent_rollout_resumes_with_its_states():
+    r = Rollout(total_env_steps=10_000, num_envs=2, gamma=0.9, num_steps=2, epochs=1, minibatches=1)
+    step = {
+        "obs": np.zeros((2, 1), dtype=np.float32),
+        "action": np.zeros(2, dtype=np.int64),
+        "reward": np.ones(2, dtype=np.float32),
+        "next_obs": np.ones((2, 1), dtype=np.float32),
+        "terminated": np.array([True, False]),
+        "truncated": np.zeros(2, dtype=bool),
+        "logp": np.zeros(2, dtype=np.float32),
+        "value": np.zeros(2, dtype=np.float32),
+        "state": np.full((2, 1, 1), 7.0, dtype=np.float32),
+        "next_state": np.full((2, 1, 1), 8.0, dtype=np.float32),
+        "episode_start": np.ones(2, dtype=bool),
+    }
+    r.add(step)
+    again = Rollout(total_env_steps=10_000, num_envs=2, gamma=0.9, num_steps=2, epochs=1, minibatches=1)
+    again.load_state_dict(r.state_dict())
+    for rollout in (r, again):
+        rollout.add(step)
+    torch.manual_seed(0)
+    first = list(r.batches(RecurrentStub()))
+    torch.manual_seed(0)
+    second = list(again.batches(RecurrentStub()))
+    assert [sorted(b) for b in first] == [sorted(b) for b in second]
+    for a, b in zip(first, second, strict=True):
+        for key in a:
+            assert torch.equal(a[key], b[key])

@@ -53,6 +53,8 @@ SAC = (
     "eval.every=500",
     "checkpoint.every=500",  # an update per env step: a third of the others' steps, as many checkpoints
 )
+# a recurrent policy: the collector's per-env states and the rollout's column states travel in the checkpoint
+RECURRENT = ("algo=ppo_lstm", "env=cartpole_novel", "replay.epochs=4", "total_env_steps=8192", "eval.every=2048")
 COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")  # before each case's: it may set its own
 
 
@@ -110,8 +112,8 @@ def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [DQN, PPO, PIXELS, CONTINUOUS, SAC],
-    ids=["dqn-prioritized-nstep", "ppo-compiled", "pixels-catch", "continuous-normalized", "sac"],
+    [DQN, PPO, PIXELS, CONTINUOUS, SAC, RECURRENT],
+    ids=["dqn-prioritized-nstep", "ppo-compiled", "pixels-catch", "continuous-normalized", "sac", "ppo-lstm"],
 )
 def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
     overrides = (*COMMON, *args)

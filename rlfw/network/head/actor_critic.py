@@ -13,7 +13,7 @@ from torch.distributions import Distribution
 from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
 from rlfw.network.head.policy import SPACES, policy_layer
-from rlfw.network.normalize import Normalized
+from rlfw.network.normalize import shared_norm
 from rlfw.registry import register
 
 
@@ -44,13 +44,9 @@ class ActorCritic(nn.Module):
     ):
         super().__init__()
         self.shared = shared
-        actor_trunk = critic_trunk = make_encoder()
-        if not shared:
-            critic_trunk = make_encoder()
         # network.normalize_obs: the observations normalized once, here, for both trunks
-        self.norm = actor_trunk.norm if isinstance(actor_trunk, Normalized) else None
-        if isinstance(actor_trunk, Normalized) and isinstance(critic_trunk, Normalized):
-            actor_trunk, critic_trunk = actor_trunk.encoder, critic_trunk.encoder
+        self.norm, trunks = shared_norm([make_encoder() for _ in range(1 if shared else 2)])
+        actor_trunk, critic_trunk = trunks[0], trunks[-1]
         orthogonal(actor_trunk, math.sqrt(2))
         if not shared:
             orthogonal(critic_trunk, math.sqrt(2))

@@ -1,0 +1,80 @@
+"""How a recurrent head (``initial_state``, ``forward(obs, state, episode_start)``, ``unroll``) is
+driven, so that acting and learning look like a feed-forward head's to the explore rules and the losses.
+
+    Stepping(net, n)     acting: one step of n envs at a time, keeping each env's state between calls
+                         (the collector, evaluation, ``rlfw.load(...).predict``)
+    unrolled(net, batch) learning: the batch's env columns replayed from their stored states, outputs
+                         flattened to the batch's rows, so PPO's and A2C's loss files read them unchanged
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from torch.distributions import Distribution
+
+from rlfw.batch import Batch
+
+
+def recurrent(net: Any) -> bool:
+    return getattr(net, "recurrent", False)
+
+
+class Delegating:
+    """The head's ``mode`` and ``distribution``, for what stands in for the network."""
+
+    net: Any
+
+    def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.net.mode(out)
+
+    def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
+        return self.net.distribution(out)
+
+
+class Stepping(Delegating):
+    """A recurrent network acting for ``n`` envs, one step per call: ``state`` is each env's memory,
+    ``starts`` where the next step begins an episode (all, at first). ``ended(done)`` marks the envs
+    whose episode just ended; their state is zeroed by the next step's forward."""
+
+    def __init__(self, net: nn.Module, n: int, device: torch.device | None = None):
+        self.net = net
+        self.state = net.initial_state(n).to(device)  # type: ignore[operator]
+        self.starts = torch.ones(n, dtype=torch.bool, device=device)
+
+    def __call__(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        out = self.net(obs, self.state, self.starts)
+        self.state = out.pop("state").float()  # float32 whatever the autocast: it goes to the replay
+        self.starts = torch.zeros_like(self.starts)
+        return out
+
+    def ended(self, done: np.ndarray) -> None:
+        self.starts = torch.as_tensor(done, device=self.starts.device)
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return {"state": self.state.cpu(), "starts": self.starts.cpu()}
+
+    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        self.state = state["state"].to(self.state.device)
+        self.starts = state["starts"].to(self.starts.device)
+
+
+class Unrolled(Delegating):
+    """``net`` over the batch's sequences: called on ``obs``, it unrolls from ``state`` with ``episode_start``."""
+
+    def __init__(self, net: nn.Module, state: torch.Tensor, episode_start: torch.Tensor):
+        self.net, self.state, self.episode_start = net, state, episode_start
+
+    def __call__(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        out = self.net.unroll(obs, self.state, self.episode_start)
+        del out["final_state"]
+        return out
+
+
+def unrolled(net: nn.Module, batch: Batch) -> Any:
+    """What a loss calls as the network for ``batch``: ``net`` itself, or for a batch of env columns
+    (it holds ``state``), ``net`` unrolled over them."""
+    return Unrolled(net, batch["state"], batch["episode_start"]) if "state" in batch else net
