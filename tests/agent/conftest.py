@@ -15,7 +15,14 @@ RUNS = {
     # a Gaussian policy over normalized observations (conf/tuned/ppo_pendulum.yaml)
     "pendulum": ["algo=ppo", "env=pendulum", "total_env_steps=8192", "eval.every=4096"],
     # a recurrent policy (an LSTM per trunk) on CartPole without velocities
-    "ppo_lstm": ["algo=ppo_lstm", "env=cartpole_novel", "replay.epochs=4", "total_env_steps=4096", "eval.every=2048"],
+    "ppo_lstm": [
+        "algo=ppo_lstm",
+        "env=cartpole_novel",
+        "network.head.cell=lstm",  # the tuned GRU runs in tests/state/test_resume.py
+        "replay.epochs=4",
+        "total_env_steps=4096",
+        "eval.every=2048",
+    ],
     # a squashed Gaussian actor with critics
     "sac": [
         "algo=sac",
