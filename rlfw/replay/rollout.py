@@ -94,7 +94,7 @@ class Rollout(Replay):
             after = None if next_state is None else torch.tensor(next_state[envs])
             self.finals.append((row, torch.from_numpy(envs), torch.from_numpy(next_obs[envs]), after))
         self.last_next_obs = torch.from_numpy(next_obs)
-        self.last_state = None if next_state is None else torch.tensor(next_state)
+        self.last_state = None if next_state is None else torch.from_numpy(next_state)
 
     def ready(self) -> bool:
         return self.store.size == self.store.rows

@@ -31,6 +31,9 @@ DQN = (
     "eval.every=1000",
 )
 # compiled (compile=true): the resumed process compiles anew and must still end as the one never stopped
+# Rainbow: C51's distributions, noisy layers (their noise is drawn from torch's generator, restored),
+# prioritized 3-step replay, dueling, the Double target
+RAINBOW = ("algo=rainbow", "total_env_steps=3000", "replay.learning_starts=500", "eval.every=1000")
 PPO = ("algo=ppo", "total_env_steps=8192", "eval.every=2048", "compile=true")
 PIXELS = ("algo=dqn", "env=catch", "total_env_steps=3000", "replay.learning_starts=500", "eval.every=1000")
 # continuous actions, with the statistics of observation normalization (the network's buffers) and of
@@ -112,8 +115,8 @@ def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [DQN, PPO, PIXELS, CONTINUOUS, SAC, RECURRENT],
-    ids=["dqn-prioritized-nstep", "ppo-compiled", "pixels-catch", "continuous-normalized", "sac", "ppo-lstm"],
+    [RAINBOW, PPO, PIXELS, CONTINUOUS, SAC, RECURRENT],  # DQN's case: the SIGTERM test below
+    ids=["rainbow", "ppo-compiled", "pixels-catch", "continuous-normalized", "sac", "ppo-lstm"],
 )
 def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
     overrides = (*COMMON, *args)
