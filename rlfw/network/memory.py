@@ -69,9 +69,7 @@ class Unrolled(Delegating):
         self.net, self.state, self.episode_start = net, state, episode_start
 
     def __call__(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        out = self.net.unroll(obs, self.state, self.episode_start)
-        del out["final_state"]
-        return out
+        return self.net.unroll(obs, self.state, self.episode_start)
 
 
 def unrolled(net: nn.Module, batch: Batch) -> Any:

@@ -13,7 +13,6 @@ state, as the collector did, for the learner (rlfw.network.memory drives both).
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from typing import cast
@@ -55,6 +54,49 @@ class Trunk(nn.Module):
         return h, h_n.transpose(0, 1)
 
 
+class Pieces:
+    """``[T, B]`` env columns cut where episodes start, so that the cell runs over all of them in one
+    fused call: each piece (a column's steps from its first, or from an episode start, to the next
+    start) is a column of a ``[L, P]`` layout padded with zeros after its end, and starts from its own
+    state (the column's stored one, zeroed if an episode starts there; zeros after a cut). Padding
+    only follows a piece's last step, so it changes none of the steps' outputs."""
+
+    def __init__(self, episode_start: torch.Tensor):
+        steps, columns = episode_start.shape
+        cut = episode_start.clone()
+        cut[0] = False  # a start at the first step zeroes the stored state instead
+        within = cut.long().cumsum(0)  # [T, B]: the piece of each step, counted within its column
+        count = within[-1] + 1
+        self.first = count.cumsum(0) - count  # each column's first piece
+        self.piece = self.first + within
+        t = torch.arange(steps, device=cut.device)[:, None].expand(steps, columns)
+        self.row = t - torch.where(cut, t, 0).cummax(0).values  # the step's place in its piece
+        self.keep = (~episode_start[0]).float()[:, None, None]
+        self.shape = (int(self.row.max()) + 1, int(count.sum()))  # one host sync
+        self.whole = self.shape == (steps, columns)  # no episode starts after the first step: nothing to cut
+
+    def pad(self, x: torch.Tensor) -> torch.Tensor:
+        """``[T, B, F]`` -> ``[L, P, F]``."""
+        if self.whole:
+            return x
+        padded = x.new_zeros(*self.shape, x.shape[-1])
+        padded[self.row, self.piece] = x
+        return padded
+
+    def first_states(self, state: torch.Tensor) -> torch.Tensor:
+        """Each piece's state before its first step, ``[P, S, hidden]``, from each column's ``[B, S, hidden]``."""
+        state = state * self.keep.to(state.dtype)
+        if self.whole:
+            return state
+        first = state.new_zeros(self.shape[1], *state.shape[1:])
+        first[self.first] = state
+        return first
+
+    def unpad(self, h: torch.Tensor) -> torch.Tensor:
+        """``[L, P, H]`` -> ``[T, B, H]``."""
+        return h if self.whole else h[self.row, self.piece]
+
+
 @register("head", "recurrent_actor_critic")
 class RecurrentActorCritic(nn.Module):
     """``cell``: lstm or gru, of ``hidden`` units. ``shared=True``: one trunk (encoder and cell) feeds
@@ -92,36 +134,39 @@ class RecurrentActorCritic(nn.Module):
 
     def forward(self, obs: torch.Tensor, state: torch.Tensor, episode_start: torch.Tensor) -> dict[str, torch.Tensor]:
         """One step of ``B`` envs: the outputs for ``obs`` ``[B, ...]`` and the next ``state``."""
-        outputs = self._run(obs, state, episode_start[None], [0, 1])
-        outputs["state"] = outputs.pop("final_state")
-        return outputs
+        keep = (~episode_start).to(state.dtype)[:, None, None]  # a new episode starts from zeros
+        hs, after = [], []
+        for trunk, x, s in zip(self._trunks(), self._features(obs, 1), state.split(self.slots, 1), strict=True):
+            h, s = trunk.run(x, s * keep)
+            hs.append(h[0])
+            after.append(s)
+        return {**self._heads(hs), "state": torch.cat(after, 1)}
 
     def unroll(self, obs: torch.Tensor, state: torch.Tensor, episode_start: torch.Tensor) -> dict[str, torch.Tensor]:
-        """``T`` steps of ``B`` env columns: ``obs`` ``[T * B, ...]`` (time-major), ``state`` each column's
-        before its first step, ``episode_start`` ``[T, B]``. The outputs are ``[T * B, ...]``, and
-        ``final_state`` the state after the last step."""
-        # The cell runs fused over the stretches of steps where no episode starts (one host sync finds them)
-        starts = episode_start.any(1).nonzero().flatten().tolist()
-        return self._run(obs, state, episode_start, [0, *(t for t in starts if t > 0), len(episode_start)])
+        """``T`` steps of ``B`` env columns, for the learner: ``obs`` ``[T * B, ...]`` (time-major),
+        ``state`` each column's before its first step, ``episode_start`` ``[T, B]``; the outputs are
+        ``[T * B, ...]``, what ``forward`` gave stepping through them one at a time."""
+        pieces = Pieces(episode_start)
+        hs = []
+        for trunk, x, s in zip(
+            self._trunks(), self._features(obs, len(episode_start)), state.split(self.slots, 1), strict=True
+        ):
+            h, _ = trunk.run(pieces.pad(x), pieces.first_states(s))
+            hs.append(pieces.unpad(h).flatten(0, 1))
+        return self._heads(hs)
 
-    def _run(
-        self, obs: torch.Tensor, state: torch.Tensor, episode_start: torch.Tensor, bounds: list[int]
-    ) -> dict[str, torch.Tensor]:
-        """``unroll`` over the stretches between ``bounds``; at a stretch's first step the states of the
-        columns starting an episode are zeroed."""
+    def _trunks(self) -> list[Trunk]:
+        return cast(list[Trunk], list(self.trunks))
+
+    def _features(self, obs: torch.Tensor, steps: int) -> list[torch.Tensor]:
+        """Each trunk's encoder features, ``[steps, B, F]``, of observations normalized once."""
         if self.norm is not None:
             obs = self.norm(obs)
-        steps, trunks = episode_start.shape[0], cast(list[Trunk], list(self.trunks))
-        features = [trunk.encoder(obs).view(steps, -1, trunk.encoder.out_dim) for trunk in trunks]
-        states = list(state.split(self.slots, dim=1))
-        seen: list[list[torch.Tensor]] = [[] for _ in trunks]  # h_t of each stretch, per trunk
-        for first, end in itertools.pairwise(bounds):
-            keep = (~episode_start[first]).to(state.dtype)[:, None, None]
-            for i, trunk in enumerate(trunks):
-                h, states[i] = trunk.run(features[i][first:end], states[i] * keep)
-                seen[i].append(h)
-        actor, critic = (torch.cat(hs).flatten(0, 1) for hs in (seen[0], seen[-1]))  # [T * B, hidden]
-        return {**self.policy(actor), "value": self.value(critic).squeeze(-1), "final_state": torch.cat(states, 1)}
+        return [trunk.encoder(obs).view(steps, -1, trunk.encoder.out_dim) for trunk in self._trunks()]
+
+    def _heads(self, hs: list[torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The policy from the actor trunk's h_t, V from the critic's (the same trunk when shared)."""
+        return {**self.policy(hs[0]), "value": self.value(hs[-1]).squeeze(-1)}
 
     def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
         return self.policy.distribution(out)  # type: ignore[operator]
