@@ -45,7 +45,8 @@ class Trunk(nn.Module):
 
     def run(self, x: torch.Tensor, state: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """h_t of each step of ``x`` ``[T, B, F]`` from ``state`` ``[B, slots, hidden]``, and the state
-        after the last: one call of torch's fused LSTM (GRU) over the steps."""
+        after the last: one call of torch's nn.LSTM or nn.GRU over the steps (on a CPU torch fuses the
+        LSTM's, not the GRU's)."""
         hx = state.transpose(0, 1).contiguous()  # [slots, B, hidden]
         if self.lstm:
             h, (h_n, c_n) = self.cell(x, (hx[:1], hx[1:]))
