@@ -70,6 +70,10 @@ class Agent:
             if state is not None:
                 memory.state = torch.as_tensor(np.asarray(state), dtype=torch.float32, device=self.device)
                 memory.state = memory.state[None] if single else memory.state
+                want = tuple(self.net.initial_state(len(batch)).shape)  # type: ignore[operator]
+                if tuple(memory.state.shape) != want:
+                    shape = want[1:] if single else want
+                    raise ValueError(f"predict: a state of shape {np.shape(state)}; this agent's is {shape}")
         with torch.inference_mode():
             rule = GREEDY if deterministic else self.explore
             num_actions = getattr(self.spec.action_space, "n", None)

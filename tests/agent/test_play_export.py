@@ -129,3 +129,16 @@ def test_exported_recurrent_policy_carries_its_state_over_whole_episodes(runs, f
     memory = json.loads((tmp_path / "policy.json").read_text())["memory"]
     assert [i["name"] for i in memory["inputs"]] == ["state", "episode_start"]
     assert memory["output"]["shape"] == ["batch", *agent.net.initial_state(1).shape[1:]]
+
+
+def test_predict_carries_a_recurrent_state_and_refuses_one_of_another_shape(runs):
+    agent = rlfw.load(runs["ppo_lstm"])
+    obs = agent.make_env(2).reset(seed=0)[0]
+    action, state = agent.predict(obs)  # no state: an episode's first step
+    assert state.shape == tuple(agent.net.initial_state(2).shape)
+    one_action, one_state = agent.predict(obs[0], state[0])
+    assert one_state.shape == state.shape[1:] and np.ndim(one_action) == 0
+    again, _ = agent.predict(obs, state, episode_start=np.ones(2, dtype=bool))  # a start forgets the state
+    assert np.array_equal(again, action)
+    with pytest.raises(ValueError, match=r"predict: a state of shape \(2, 3\); this agent's is"):
+        agent.predict(obs, np.zeros((2, 3)))
