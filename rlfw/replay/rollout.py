@@ -6,6 +6,7 @@ Steps taken with a recurrent policy (they carry its ``state``) are yielded as wh
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import numpy as np
 import torch
@@ -13,7 +14,7 @@ import torch
 from rlfw.batch import Batch, to_device
 from rlfw.errors import require
 from rlfw.registry import register
-from rlfw.replay.columns import column_batches
+from rlfw.replay.columns import columns
 from rlfw.replay.contract import Replay
 from rlfw.replay.gae import gae
 from rlfw.replay.reward_scale import RewardScale
@@ -122,28 +123,24 @@ class Rollout(Replay):
         )
         self.store.size = 0  # the next rollout overwrites this one
         self.stop_epochs = False
-        if self.initial_state is not None:
-            data["episode_start"] = d["episode_start"]
-            yield from column_batches(self, to_device(data, device), self.initial_state.to(device))
-            return
         # One transfer of the whole rollout, not one per minibatch: on a GPU the minibatches are
         # gathered there (a no-op on the CPU).
-        data = to_device(Batch({k: v.flatten(0, 1) for k, v in data.items()}), device)
-        size = len(data.action) // self.minibatches
+        if self.initial_state is None:  # shuffled steps
+            data = to_device(Batch({k: v.flatten(0, 1) for k, v in data.items()}), device)
+            units, pick = len(data.action), partial(rows, data)
+        else:  # a recurrent policy's steps: shuffled env columns, each whole, with its first state
+            data["episode_start"] = d["episode_start"]
+            units, pick = self.num_envs, partial(columns, to_device(data, device), self.initial_state.to(device))
+        size = units // self.minibatches
         for _ in range(self.epochs):
-            order = torch.randperm(len(data.action)).to(device)  # drawn on the CPU: the same order on any device
+            order = torch.randperm(units).to(device)  # drawn on the CPU: the same order on any device
             for i in range(self.minibatches):
-                rows = order[i * size : (i + 1) * size]
-                # index_select, not v[rows]: the same copy without advanced indexing's slower general path
-                yield self.minibatch(Batch({k: v.index_select(0, rows) for k, v in data.items()}))
+                batch = pick(order[i * size : (i + 1) * size])
+                if self.normalize_advantage:
+                    batch["advantage"] = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)
+                yield batch
                 if self.stop_epochs:
                     return
-
-    def minibatch(self, batch: Batch) -> Batch:
-        """``batch`` with its advantages normalized, if asked."""
-        if self.normalize_advantage:
-            batch["advantage"] = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)
-        return batch
 
     def bootstrap_values(self, net, device: torch.device) -> torch.Tensor:
         """V of the observation after the rollout's last step (one per env), then of each ended
@@ -187,3 +184,9 @@ class Rollout(Replay):
         """A loss may end this rollout's epochs early (PPO's target-KL stop)."""
         if "stop_epochs" in out:
             self.stop_epochs = bool(out["stop_epochs"])
+
+
+def rows(data: Batch, picked: torch.Tensor) -> Batch:
+    """The steps ``picked`` of a flattened rollout. index_select, not v[rows]: the same copy without
+    advanced indexing's slower general path."""
+    return Batch({k: v.index_select(0, picked) for k, v in data.items()})
