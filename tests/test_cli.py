@@ -17,8 +17,10 @@ BAD = [
     (
         ["env=nope"],
         "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, cartpole_novel, catch, gym, halfcheetah, hopper,"
-        " humanoid, inverted_pendulum, minatar, mujoco, pendulum, pong, walker2d",
+        " humanoid, inverted_pendulum, minatar, mujoco, pendulum, pong, popgym, popgym_cartpole, popgym_repeat_previous,"
+        " walker2d",
     ),
+    (["env=popgym", "env.task=RepeatPrevious"], "env.task='RepeatPrevious': not a POPGym task (did you mean"),
     (["loss.name=bogus"], "loss.name='bogus': not a registered loss; valid: a2c, c51, double_dqn, dqn, ppo"),
     (["env=gym", "env.id=NoSuch-v0"], "env.id='NoSuch-v0': not a registered gymnasium id"),
     (["env=gym", "env.id=CartPole-v9"], "(did you mean CartPole-v1?)"),

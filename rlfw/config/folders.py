@@ -9,12 +9,14 @@ from omegaconf import OmegaConf
 
 
 def env_folder(choice: str, env: dict) -> str:
-    """The env option's name; for ``env=atari`` its game, for ``env=minatar`` ``minatar-<game>``; for ``env=gym`` and ``env=mujoco`` its id made safe for a path
+    """The env option's name; for ``env=atari`` its game, for ``env=minatar`` ``minatar-<game>``, for ``env=popgym`` ``popgym-<task>``; for ``env=gym`` and ``env=mujoco`` its id made safe for a path
     (``ale_py:ALE/Pong-v5`` gives ``ALE-Pong-v5``)."""
     if choice == "atari":
         return str(env["game"])
     if choice == "minatar":
         return f"minatar-{env['game']}"
+    if choice == "popgym":
+        return f"popgym-{env['task']}"
     if choice not in ("gym", "mujoco"):
         return choice
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(env["id"]).rpartition(":")[2]).strip("-")
