@@ -66,13 +66,17 @@ class PrioritizedReplay(UniformReplay):
 
     def add(self, step: dict[str, np.ndarray]) -> None:
         row = self.store.pos
+        rows, priorities = [], []  # one tree update for both rows
         if self.n_step > 1:  # being overwritten: not sampleable until its new n-step window is complete
-            self.tree.set(self._row(row), torch.zeros(self.num_envs, dtype=torch.float64))
+            rows.append(self._row(row))
+            priorities.append(torch.zeros(self.num_envs, dtype=torch.float64))
         self.store.add(step)
         self.env_steps += self.num_envs
         if self.store.size >= self.n_step:  # the row n-1 steps back now has its whole n-step window
-            complete = (row - self.n_step + 1) % self.store.rows
-            self.tree.set(self._row(complete), torch.full((self.num_envs,), self.max_priority, dtype=torch.float64))
+            rows.append(self._row((row - self.n_step + 1) % self.store.rows))
+            priorities.append(torch.full((self.num_envs,), self.max_priority, dtype=torch.float64))
+        if rows:
+            self.tree.set(torch.cat(rows), torch.cat(priorities))
 
     def sample(self) -> Batch:
         # Stratified: one draw from each of batch_size equal slices of the total priority mass.

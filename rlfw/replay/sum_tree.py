@@ -1,7 +1,9 @@
 """A sum tree over priorities: set leaves and sample a leaf with probability p_i / sum p, vectorised.
 
 Node 1 is the root, node i has children 2i and 2i+1, leaves are nodes ``[L, 2L)``. Kept in numpy:
-updates touch a few indices per level, where numpy's per-call cost is a fraction of torch's.
+updates touch a few indices per level, where numpy's per-call cost is a fraction of torch's. Every
+update sums each parent from its children again (never adds a difference), so no rounding error builds
+up and an empty subtree's sum stays exactly 0.
 """
 
 from __future__ import annotations
@@ -9,10 +11,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+SMALL = 8  # leaves per update up to which a Python step per node costs less than numpy calls per level
+
 
 class SumTree:
     def __init__(self, size: int):
         self.leaves = 1 << max(0, size - 1).bit_length()
+        self.depth = self.leaves.bit_length() - 1  # levels above the leaves
         self.tree = np.zeros(2 * self.leaves, dtype=np.float64)
 
     @property
@@ -23,12 +28,30 @@ class SumTree:
         return torch.from_numpy(self.tree[index.numpy() + self.leaves])
 
     def set(self, index: torch.Tensor, priority: torch.Tensor) -> None:
-        node = index.numpy() + self.leaves
-        self.tree[node] = priority.numpy()
-        node = np.unique(node // 2)
-        while node[0] >= 1:  # every node is at the same depth: go up one level at a time
-            self.tree[node] = self.tree[2 * node] + self.tree[2 * node + 1]
-            node = np.unique(node // 2)
+        """A few leaves (an env step's) walk up one at a time in Python, where numpy's cost per call
+        would be most of the work; more (a batch's feedback) go up a level at a time in numpy."""
+        leaf = index.numpy() + self.leaves
+        if len(leaf) <= SMALL:
+            self._set_each(leaf.tolist(), priority.tolist())
+        else:
+            self._set_levels(leaf, priority.numpy())
+
+    def _set_each(self, leaves: list[int], priorities: list[float]) -> None:
+        tree = self.tree
+        for node, priority in zip(leaves, priorities, strict=True):
+            tree[node] = priority
+            node >>= 1
+            while node:
+                tree[node] = tree[2 * node] + tree[2 * node + 1]
+                node >>= 1
+
+    def _set_levels(self, node: np.ndarray, priority: np.ndarray) -> None:
+        tree = self.tree
+        tree[node] = priority
+        for _ in range(self.depth):  # a node listed twice gets the same sum twice
+            node = node >> 1
+            left = node << 1
+            tree[node] = tree[left] + tree[left + 1]
 
     def find(self, prefix: torch.Tensor) -> torch.Tensor:
         """Leaf indices where the running sum of priorities passes each ``prefix`` value."""

@@ -16,6 +16,22 @@ def test_sum_tree_samples_in_proportion_to_priority():
     assert tree.find(torch.tensor([10.0 - 1e-12])).item() == 4  # never an empty leaf at the edge
 
 
+def test_small_and_large_updates_keep_every_node_the_sum_of_its_children():
+    """Updates of a few leaves walk up in Python, larger ones a level at a time: both leave the tree
+    exact, zeros included."""
+    tree, leaves = SumTree(300), torch.zeros(300, dtype=torch.float64)
+    g = torch.Generator().manual_seed(0)
+    for size in [1, 2, 8, 9, 64, 3, 300, 5]:
+        index = torch.randperm(300, generator=g)[:size]
+        priority = torch.rand(size, generator=g, dtype=torch.float64) * (torch.rand(size, generator=g) > 0.3)
+        tree.set(index, priority)
+        leaves[index] = priority
+        node = tree.tree
+        assert (node[tree.leaves : tree.leaves + 300] == leaves.numpy()).all()
+        parents = torch.arange(1, tree.leaves)
+        assert (node[parents] == node[2 * parents] + node[2 * parents + 1]).all()
+
+
 def test_priorities_follow_td_errors_and_weights_correct_them():
     r = PrioritizedReplay(
         spec=spec(obs_dim=1),
