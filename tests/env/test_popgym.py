@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rlfw.config.folders import env_folder
-from rlfw.env.popgym import PopGym
+from rlfw.env.popgym import PopGym, tasks
 from rlfw.errors import ConfigError
 
 
@@ -24,6 +24,18 @@ def test_a_suit_enters_one_hot_as_float32():
         ended |= terminated
     assert ended.all()
     envs.close()
+
+
+@pytest.mark.filterwarnings("ignore:.*share an object.*")  # gymnasium's checker, of CountRecall's info dicts
+def test_every_task_builds_and_steps_with_float32_observations():
+    """All of popgym's tasks (cards, grids, boards, CartPole and Pendulum), so a new popgym release that
+    adds an observation the wrapper cannot flatten fails here, not in a user's run."""
+    for task in tasks():
+        envs = PopGym(task).make(2)
+        obs, _ = envs.reset(seed=0)
+        obs, *_ = envs.step(envs.action_space.sample())
+        assert obs.dtype == np.float32 and obs.shape == (2, *PopGym(task).spec.obs_shape), task
+        envs.close()
 
 
 def test_a_box_task_keeps_its_observations():
