@@ -96,7 +96,7 @@ def evaluate(module, eval_envs) -> bool:
         module.progress.solved = True
         if eval_envs is not None:
             log.info(
-                "solved: greedy eval return %.4g >= %g at %d env steps",  # %g: a bar of 0.99 reads as itself
+                "solved: greedy eval return %.6g >= %g at %d env steps",  # %g: a bar of 0.999 reads as itself
                 result["return_mean"],
                 solved_at,
                 module.progress.env_steps,
