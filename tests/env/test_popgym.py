@@ -3,6 +3,7 @@ for an unknown task or a missing package."""
 
 import importlib.util
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -31,16 +32,19 @@ def test_every_task_builds_and_steps_with_float32_observations():
     """All of popgym's tasks (cards, grids, boards, CartPole and Pendulum), so a new popgym release that
     adds an observation the wrapper cannot flatten fails here, not in a user's run."""
     for task in tasks():
-        envs = PopGym(task).make(2)
+        env = PopGym(task)
+        envs = env.make(2)
         obs, _ = envs.reset(seed=0)
         obs, *_ = envs.step(envs.action_space.sample())
-        assert obs.dtype == np.float32 and obs.shape == (2, *PopGym(task).spec.obs_shape), task
+        assert obs.dtype == np.float32 and obs.shape == (2, *env.spec.obs_shape), task
         envs.close()
 
 
 def test_a_box_task_keeps_its_observations():
     env = PopGym("PositionOnlyCartPoleEasy")
     assert env.spec.obs_shape == (2,) and env.spec.num_actions == 2
+    raw = gym.make("popgym-PositionOnlyCartPoleEasy-v0").reset(seed=0)[0]
+    assert np.array_equal(env.make(1).reset(seed=0)[0][0], raw)  # the cart's position and the pole's angle
 
 
 def test_an_unknown_task_is_named_with_a_near_miss():
