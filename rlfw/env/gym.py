@@ -71,10 +71,22 @@ class GymEnv:
         """A new vector env, not yet reset: the caller resets it with its seed. Evaluation envs are the
         same as training envs here (``evaluation`` matters to envs that train on altered rewards)."""
         require(num_envs >= 1, "num_envs", num_envs, "must be >= 1")
+        # copy=False: the collector copies what it keeps; the env checker ran on the probe in __init__
         return gym.make_vec(
             self.id,
             num_envs=num_envs,
             vectorization_mode="sync",
-            vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+            vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP, "copy": False},
+            wrappers=[EpisodeEndInfo],
+            disable_env_checker=True,
             **self.kwargs,
         )
+
+
+class EpisodeEndInfo(gym.Wrapper):
+    """An env's ``info`` only on the step that ends an episode: rlfw reads nothing else of it, and the
+    vector env merges every step's info key by key (MuJoCo's four reward terms, at every step)."""
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, reward, terminated, truncated, info if terminated or truncated else {}

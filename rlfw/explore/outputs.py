@@ -6,7 +6,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import torch
-from torch.distributions import Distribution
+
+from rlfw.network.head import Policy
 
 _HALF = (torch.bfloat16, torch.float16)
 
@@ -27,7 +28,8 @@ class Outputs(Mapping):
 
     def _computed(self) -> dict[str, torch.Tensor]:
         if self._out is None:
-            out = self.net(self._obs())
+            # a head's ``acting`` forward runs only what acting reads (an actor without its own critic)
+            out = getattr(self.net, "acting", self.net)(self._obs())
             # Under trainer.precision=bf16-mixed or 16-mixed the forward runs in autocast: back to float32
             # for the explore rules, which hand values to numpy (it has no bfloat16) and the replay.
             self._out = {k: v.float() if v.dtype in _HALF else v for k, v in out.items()}
@@ -37,12 +39,15 @@ class Outputs(Mapping):
         """The head's greedy action for each row: argmax Q, or the policy's most likely action."""
         return self.net.mode(self._computed())
 
-    def distribution(self) -> Distribution:
+    def distribution(self) -> Policy:
         """The policy head's action distribution (one row per observation)."""
         return self.net.distribution(self._computed())
 
     def __getitem__(self, key: str) -> torch.Tensor:
         return self._computed()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._computed()  # Mapping's own raises and catches a KeyError for a missing key
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._computed())

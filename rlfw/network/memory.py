@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
-from torch.distributions import Distribution
 
 from rlfw.batch import Batch
+from rlfw.network.head import Policy
 
 
 def recurrent(net: Any) -> bool:
@@ -31,7 +31,7 @@ class Delegating:
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         return self.net.mode(out)
 
-    def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
+    def distribution(self, out: dict[str, torch.Tensor]) -> Policy:
         return self.net.distribution(out)
 
 

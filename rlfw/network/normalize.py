@@ -8,6 +8,8 @@ parallel update (``RunningMeanStd``); evaluation and the losses only read them.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import torch
 from gymnasium.wrappers.utils import update_mean_var_count_from_moments
@@ -16,14 +18,20 @@ from torch import nn
 from rlfw.network.encoder import Encoder
 
 EPSILON = 1e-8  # gymnasium's NormalizeObservation
+STATISTICS = ("mean", "var", "count", "shift", "inv_std")
 
 
 class ObsNorm(nn.Module):
-    """(obs - mean) / sqrt(var + 1e-8), clipped to +-``clip``."""
+    """(obs - mean) / sqrt(var + 1e-8), clipped to +-``clip``.
+
+    The statistics are float64 buffers (saved); the forward reads float32 copies of the mean and of
+    1 / sqrt(var + 1e-8), refreshed by ``update`` and on load, so a forward is three ops."""
 
     mean: torch.Tensor
     var: torch.Tensor
     count: torch.Tensor
+    shift: torch.Tensor
+    inv_std: torch.Tensor
 
     def __init__(self, shape: tuple[int, ...], clip: float):
         super().__init__()
@@ -31,21 +39,48 @@ class ObsNorm(nn.Module):
         self.register_buffer("mean", torch.zeros(shape, dtype=torch.float64))
         self.register_buffer("var", torch.ones(shape, dtype=torch.float64))
         self.register_buffer("count", torch.tensor(1e-4, dtype=torch.float64))  # gymnasium's RunningMeanStd
+        self.register_buffer("shift", torch.zeros(shape), persistent=False)
+        self.register_buffer("inv_std", torch.ones(shape), persistent=False)
+        self.refresh()
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        scaled = (obs.float() - self.mean.float()) / torch.sqrt(self.var.float() + EPSILON)
-        return scaled.clamp(-self.clip, self.clip)
+        return ((obs.float() - self.shift) * self.inv_std).clamp(-self.clip, self.clip)
 
     @torch.no_grad()
     def update(self, obs: np.ndarray) -> None:
-        """Takes a batch of raw observations into the running statistics."""
+        """Takes a batch of raw observations into the running statistics: gymnasium's parallel update
+        (``RunningMeanStd``), which for one row is Welford's, written out so as to skip ``np.var`` of one
+        row. In numpy, on the buffers themselves on a CPU (on host copies written back on a GPU)."""
         batch = np.asarray(obs, dtype=np.float64)
-        mean, var, count = update_mean_var_count_from_moments(
-            self.mean.cpu().numpy(), self.var.cpu().numpy(), float(self.count), batch.mean(0), batch.var(0), len(batch)
-        )
-        self.mean.copy_(torch.from_numpy(np.asarray(mean)))
-        self.var.copy_(torch.from_numpy(np.asarray(var)))
-        self.count.fill_(count)
+        tensors = [cast(torch.Tensor, self._buffers[k]) for k in STATISTICS]  # not Module.__getattr__: every env step
+        on_host = tensors[0].device.type == "cpu"
+        mean, var, count, shift, inv_std = (t.numpy() if on_host else t.cpu().numpy() for t in tensors)
+        before, n = float(count), len(batch)
+        total = before + n
+        if n == 1:
+            delta = batch[0] - mean
+            mean += delta / total
+            var *= before / total
+            var += delta * (batch[0] - mean) / total
+        else:
+            new_mean, new_var, _ = update_mean_var_count_from_moments(mean, var, before, batch.mean(0), batch.var(0), n)
+            mean[...], var[...] = new_mean, new_var
+        count[...] = total
+        shift[...] = mean
+        np.reciprocal(np.sqrt(var + EPSILON), out=inv_std)
+        if not on_host:
+            for tensor, array in zip(tensors, (mean, var, count, shift, inv_std), strict=True):
+                tensor.copy_(torch.from_numpy(array))
+
+    @torch.no_grad()
+    def refresh(self) -> None:
+        """The forward's float32 mean and inverse std, from the statistics."""
+        self.shift.copy_(self.mean)
+        self.inv_std.copy_((self.var + EPSILON).rsqrt())
+
+    def _load_from_state_dict(self, *args, **kwargs) -> None:
+        super()._load_from_state_dict(*args, **kwargs)
+        self.refresh()
 
 
 class Normalized(Encoder):

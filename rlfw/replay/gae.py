@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 
@@ -24,10 +25,12 @@ def gae(
     """
     not_terminal = 1.0 - terminated.float()
     not_done = 1.0 - (terminated | truncated).float()
-    delta = reward + gamma * not_terminal * next_value - value
-    advantage = torch.zeros_like(reward)
-    running = torch.zeros_like(reward[0])
-    for t in reversed(range(reward.shape[0])):
-        running = delta[t] + gamma * lam * not_done[t] * running
+    delta = (reward + gamma * not_terminal * next_value - value).numpy(force=True)
+    decay = (gamma * lam * not_done).numpy(force=True)
+    # the recursion row by row in numpy: a numpy op on a few envs costs a fraction of a torch op
+    advantage = np.empty_like(delta)
+    running = np.zeros_like(delta[0])
+    for t in range(len(delta) - 1, -1, -1):
+        running = delta[t] + decay[t] * running
         advantage[t] = running
-    return advantage
+    return torch.from_numpy(advantage).to(reward.device)

@@ -24,7 +24,7 @@ from rlfw.replay.steps import StepStore
 @register("replay", "rollout")
 class Rollout(Replay):
     provides = frozenset({"obs", "action", "logp", "value", "advantage", "returns"})
-    needs_extras = frozenset({"logp", "value"})
+    needs_extras = frozenset({"logp"})  # V(s) too when acting computed it; else one forward per rollout
     sequences = True  # keeps env columns in time order: a recurrent head can train on it
 
     def __init__(
@@ -101,11 +101,15 @@ class Rollout(Replay):
         return self.store.size == self.store.rows
 
     def batches(self, net) -> Iterator[Batch]:
-        d = self.store.data
-        next_value = torch.empty_like(d["value"])
-        next_value[:-1] = d["value"][1:]  # V(s_t+1), computed when acting on s_t+1
+        d = dict(self.store.data)
         device = next(net.parameters()).device
-        value = self.bootstrap_values(net, device)
+        if "value" in d:  # V(s_t), computed when acting on s_t (a shared trunk, a recurrent one)
+            value = self.bootstrap_values(net, device)
+        else:  # V of every step's observation and of the bootstrap ones, in one forward of the critic
+            value = self.values(net, [d["obs"].flatten(0, 1), *self.bootstrap_obs()], device)
+            d["value"], value = value[: d["reward"].numel()].view_as(d["reward"]), value[d["reward"].numel() :]
+        next_value = torch.empty_like(d["value"])
+        next_value[:-1] = d["value"][1:]  # V(s_t+1)
         next_value[-1], start = value[: self.num_envs], self.num_envs
         for row, envs, _, _ in self.finals:
             next_value[row, envs] = value[start : start + len(envs)]
@@ -142,19 +146,31 @@ class Rollout(Replay):
                 if self.stop_epochs:
                     return
 
-    def bootstrap_values(self, net, device: torch.device) -> torch.Tensor:
-        """V of the observation after the rollout's last step (one per env), then of each ended
-        episode's final observation: one forward for them all. A recurrent policy reads them with its
-        state after the step before (zeroed where the last step ended an episode: the next starts)."""
-        obs = torch.cat([self.last_next_obs, *(f[2] for f in self.finals)]).to(device)
+    def bootstrap_obs(self) -> list[torch.Tensor]:
+        """The observation after the rollout's last step (one per env), then each ended episode's final one."""
+        return [self.last_next_obs, *(f[2] for f in self.finals)]
+
+    @staticmethod
+    def values(net, obs: list[torch.Tensor], device: torch.device) -> torch.Tensor:
+        """V(s) of ``obs`` (concatenated), from the critic alone where the head has ``state_value``; float32 on
+        the CPU, the stored values' dtype, from any autocast's (bf16-mixed)."""
+        x = torch.cat(obs).to(device)
         with torch.no_grad():
-            if self.last_state is None:
-                value = net(obs)["value"]
-            else:
-                ended = self.store.data["terminated"][-1] | self.store.data["truncated"][-1]
-                starts = torch.cat([ended, torch.zeros(len(obs) - self.num_envs, dtype=torch.bool)])
-                state = torch.cat([self.last_state, *(s for *_, s in self.finals if s is not None)])
-                value = net(obs, state.to(device), starts.to(device))["value"]
+            value = net.state_value(x) if hasattr(net, "state_value") else net(x)["value"]
+        return value.to("cpu", torch.float32)
+
+    def bootstrap_values(self, net, device: torch.device) -> torch.Tensor:
+        """V of the bootstrap observations (``bootstrap_obs``): one forward for them all. A recurrent
+        policy reads them with its state after the step before (zeroed where the last step ended an
+        episode: the next starts)."""
+        if self.last_state is None:
+            return self.values(net, self.bootstrap_obs(), device)
+        obs = torch.cat(self.bootstrap_obs()).to(device)
+        ended = self.store.data["terminated"][-1] | self.store.data["truncated"][-1]
+        starts = torch.cat([ended, torch.zeros(len(obs) - self.num_envs, dtype=torch.bool)])
+        state = torch.cat([self.last_state, *(s for *_, s in self.finals if s is not None)])
+        with torch.no_grad():
+            value = net(obs, state.to(device), starts.to(device))["value"]
         return value.to("cpu", torch.float32)  # the stored values' dtype, from any autocast's (bf16-mixed)
 
     def state_dict(self) -> dict:

@@ -65,6 +65,7 @@ class Collector:
         next_obs, reward, terminated, truncated, info = self.envs.step(self.to_env(action))
         self.timings.act += acted - start
         self.timings.env += perf_counter() - acted
+        next_obs = next_obs.copy()  # the vector env may reuse its buffer (``copy=False``): the collector keeps it
         final, done = next_obs, terminated | truncated
         ended = done.any()
         if ended:  # an episode ended: its true last observation is in info

@@ -38,11 +38,7 @@ def run_state(module) -> dict[str, Any]:
         "run": {
             **module.progress.state_dict(),
             "wall_seconds": module.wall_seconds(),
-            "interval": {
-                "sums": dict(module.interval.sums),
-                "counts": dict(module.interval.counts),
-                "count": module.interval.count,
-            },
+            "interval": module.interval.state_dict(),
         },
         **_own(module),
         "wandb_id": wandb[0] if wandb else None,
@@ -76,10 +72,7 @@ def restore_run(module, state: dict[str, Any], replay: dict[str, Any]) -> None:
         trainer.lr_scheduler_configs[0].scheduler.load_state_dict(state["scheduler"])
     run = state["run"]
     module.progress.load_state_dict(run)
-    interval = run["interval"]
-    module.interval.sums, module.interval.count = dict(interval["sums"]), interval["count"]
-    # checkpoints from before per-term counts: every term came with every update
-    module.interval.counts = dict(interval.get("counts", dict.fromkeys(interval["sums"], interval["count"])))
+    module.interval.load_state_dict(run["interval"])
     module.resume_clock(run["wall_seconds"])
     module.replay.load_state_dict(replay)
     module.collector.load_state_dict(state["collector"])  # after the replay: envs not saved end its episodes

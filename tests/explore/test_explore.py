@@ -6,7 +6,8 @@ from torch.distributions import Categorical
 from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.explore.greedy import Greedy
 from rlfw.explore.outputs import Outputs
-from rlfw.explore.sample import PYTHON_ROWS, Sample, by_arrays, by_rows
+from rlfw.explore.sample import Sample
+from rlfw.network.head.formulas import Categorical as Formula
 
 
 def test_epsilon_decays_linearly_then_stays():
@@ -37,7 +38,7 @@ class Fixed:
         return (out["q"] if "q" in out else out["logits"]).argmax(dim=1)
 
     def distribution(self, out):
-        return Categorical(logits=out["logits"], validate_args=False)
+        return Formula(out["logits"])
 
 
 def of(out: dict[str, torch.Tensor]) -> Outputs:
@@ -82,33 +83,29 @@ def test_sample_draws_from_the_categorical_policy():
     torch.testing.assert_close(torch.from_numpy(extras["logp"]), dist.log_prob(action))
 
 
-@pytest.mark.parametrize("by", [by_rows, by_arrays])
-def test_both_samplers_never_draw_an_impossible_action(by):
-    """Even at u just below 1: these probabilities sum to 1 - 2**-24 in float32, so an unscaled u
-    would fall past the last possible action."""
+def test_the_inverse_cdf_never_draws_an_impossible_action(monkeypatch):
+    """Even at u just below 1: these probabilities sum to 1 - 2**-24 in float32, so u could fall past
+    the last possible action's cdf; and a draw of 0 takes the first possible action."""
     inf = float("inf")
     logits = torch.tensor([[-2.85, 0.7, -1.1, -inf], [-inf, 1.0, -inf, -inf]])
-    assert by(logits, torch.full((2,), 1 - 2**-24))[0].tolist() == [2, 1]
-    assert by(logits, torch.zeros(2))[0].tolist() == [0, 1]
+    for u, want in ((1 - 2**-24, [2, 1]), (0.0, [0, 1])):
+        monkeypatch.setattr(torch, "rand", lambda *shape, u=u, **kwargs: torch.full(shape[0], u))
+        action, logp = Formula(logits).sample_with_log_prob()
+        assert action.tolist() == want and bool(torch.isfinite(logp).all())
 
 
-def test_a_vector_steps_rows_in_python_and_many_rows_in_numpy_sample_alike():
-    """``act`` samples up to PYTHON_ROWS rows in Python floats, more in numpy: from the same draws both
-    pick the same actions, with the policy's log-probabilities; and the draws are torch.rand's."""
+def test_sample_draws_one_uniform_per_row_from_torchs_generator():
     torch.manual_seed(3)
     logits = torch.randn(5_000, 6) * 3
     logits[::7, 2] = -float("inf")  # masked actions too
-    u = torch.rand(len(logits))
-    (a, logp), (b, logp_b) = by_rows(logits, u), by_arrays(logits, u)
-    assert np.array_equal(a, b) and a.dtype == b.dtype == np.int64 and logp.dtype == logp_b.dtype == np.float32
-    np.testing.assert_allclose(logp, logp_b, rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(torch.from_numpy(logp), Categorical(logits=logits).log_prob(torch.from_numpy(a)))
-    sample = Sample()
-    for rows in (PYTHON_ROWS, PYTHON_ROWS + 1, PYTHON_ROWS):  # by the number of rows; the buffer of draws resized
-        torch.manual_seed(4)
-        action, _ = sample.act(of({"logits": logits[:rows], "value": torch.zeros(rows)}), 0)
-        torch.manual_seed(4)
-        assert np.array_equal(action, by_rows(logits[:rows], torch.rand(rows))[0])
+    torch.manual_seed(4)
+    action, extras = Sample().act(of({"logits": logits}), 0)
+    torch.manual_seed(4)
+    u = torch.rand(len(logits), 1)
+    cdf = torch.softmax(logits, -1).cumsum(-1)
+    want = (cdf <= u * cdf[:, -1:]).sum(-1)
+    assert np.array_equal(action, want.numpy()) and not (action[::7] == 2).any() and "value" not in extras
+    torch.testing.assert_close(torch.from_numpy(extras["logp"]), Categorical(logits=logits).log_prob(want))
 
 
 def test_sample_acts_on_logits_that_require_grad_or_are_bfloat16_and_in_inference_mode():
@@ -119,8 +116,5 @@ def test_sample_acts_on_logits_that_require_grad_or_are_bfloat16_and_in_inferenc
         assert action.shape == (5,) and bool(((action >= 0) & (action < 3)).all())
         want = Categorical(logits=out.detach().float()).log_prob(torch.from_numpy(action))
         torch.testing.assert_close(torch.from_numpy(extras["logp"]), want)
-    with torch.inference_mode():  # its buffer of draws first made in inference mode, then refilled outside it
-        Sample().act(of({"logits": logits[:3], "value": torch.zeros(3)}), 0)
-        made_inside = Sample()
-        made_inside.act(of({"logits": logits, "value": torch.zeros(5)}), 0)
-    assert made_inside.act(of({"logits": logits, "value": torch.zeros(5)}), 0)[0].shape == (5,)
+    with torch.inference_mode():
+        assert Sample().act(of({"logits": logits}), 0)[0].shape == (5,)

@@ -10,7 +10,8 @@ import torch
 from rlfw.batch import Batch
 from rlfw.env.spec import EnvSpec
 from rlfw.network import build_network
-from rlfw.network.head.squashed import EPSILON, SquashedNormal
+from rlfw.network.head.formulas import SQUASH_EPSILON as EPSILON
+from rlfw.network.head.squashed import SquashedNormal
 from rlfw.registry import build
 
 SPEC = EnvSpec("Box-v0", (3,), gym.spaces.Box(-2.0, 2.0, (2,)), None)
@@ -37,7 +38,7 @@ def batch() -> Batch:
 def test_a_squashed_sample_has_the_change_of_variables_log_prob():
     mean, std = torch.randn(4, 2), torch.rand(4, 2) + 0.1
     scale, bias = torch.tensor([2.0, 0.5]), torch.tensor([0.0, 1.0])
-    pi = SquashedNormal(mean, std, scale, bias)
+    pi = SquashedNormal(mean, std.log(), scale, bias)
     action, logp = pi.rsample_with_log_prob()
     u = torch.atanh((action - bias) / scale)
     density = -0.5 * ((u - mean) / std) ** 2 - std.log() - 0.5 * math.log(2 * math.pi)

@@ -12,7 +12,7 @@ import torch
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 from rlfw.network import build_network
-from rlfw.network.head.policy import Categorical
+from rlfw.network.head.formulas import Categorical
 from rlfw.registry import build
 
 MLP = {"name": "mlp", "hidden": [16, 16]}
@@ -44,9 +44,8 @@ def test_categorical_gives_torchs_values_and_gradients(shape):
         torch.testing.assert_close(mine, want)
         grads = [torch.autograd.grad(t.sum(), logits, retain_graph=True)[0] for t in (mine, want)]
         torch.testing.assert_close(*grads)
-    torch.testing.assert_close(ours.probs, torchs.probs)
+    torch.testing.assert_close(ours.logits.exp(), torchs.probs)
     assert ours.sample().shape == action.shape and torch.equal(ours.mode, torchs.mode)
-    assert ours.batch_shape == torchs.batch_shape and ours.param_shape == torchs.param_shape
 
 
 def test_categorical_entropy_counts_an_impossible_action_as_zero():
@@ -106,3 +105,20 @@ def test_ppo_on_a_gaussian_policy_is_the_clipped_surrogate_by_hand():
     ratio = (logp - old).exp()
     surrogate = torch.min(ratio * advantage, ratio.clamp(0.8, 1.2) * advantage)
     torch.testing.assert_close(out["loss_policy"], -surrogate.mean())
+
+
+def test_the_gaussian_formulas_give_torchs_values_and_gradients():
+    from rlfw.network.head.formulas import Gaussian
+
+    mean, log_std = torch.randn(7, 3, requires_grad=True), torch.randn(3, requires_grad=True)
+    ours, torchs = Gaussian(mean, log_std), torch.distributions.Normal(mean, log_std.exp())
+    torch.manual_seed(0)
+    action, logp = ours.sample_with_log_prob()
+    torch.manual_seed(0)
+    assert torch.allclose(action, mean + log_std.exp() * torch.randn(7, 3))  # from torch's one stream
+    for mine, want in ((logp, torchs.log_prob(action).sum(-1)), (ours.entropy(), torchs.entropy().sum(-1))):
+        torch.testing.assert_close(mine, want)
+        grads = [torch.autograd.grad(t.sum(), (mean, log_std), retain_graph=True) for t in (mine, want)]
+        for g, h in zip(*grads, strict=True):
+            torch.testing.assert_close(g, h)
+    torch.testing.assert_close(ours.log_prob(action), logp)

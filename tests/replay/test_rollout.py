@@ -79,9 +79,11 @@ def test_minibatches_must_divide_the_rollout():
 
 @pytest.mark.parametrize("head", ["actor_critic", "recurrent_actor_critic"])
 def test_bootstraps_from_the_critic_on_every_next_obs(head):
-    # Rollout keeps no next_obs: V(next_obs) is the next step's value from acting, or one forward over
-    # the final observations and the last step's next_obs. It must equal the critic on every next_obs
-    # (a recurrent critic's with its state after the step).
+    # Rollout keeps no next_obs: V(next_obs) is the next step's value, or one forward over the final
+    # observations and the last step's next_obs. It must equal the critic on every next_obs (a recurrent
+    # critic's with its state after the step). A feed-forward actor-critic acts with its actor alone and
+    # the rollout computes every V(s) in one forward: equal, up to float rounding, to the per-step values
+    # a forward at each vector step gives.
     from rlfw.config.build import build_parts
     from rlfw.replay.gae import gae
     from rlfw.replay.steps import StepStore
@@ -111,6 +113,8 @@ def test_bootstraps_from_the_critic_on_every_next_obs(head):
     )  # episode ends of both kinds (about 12 and 20)
     with torch.no_grad():
         if head == "actor_critic":
+            assert "value" not in d  # acting ran the actor alone
+            d["value"] = torch.stack([parts.net(d["obs"][t])["value"] for t in range(64)])  # one vector step each
             next_value = parts.net(d["next_obs"].flatten(0, 1))["value"].view(64, 8)
         else:
             go_on = torch.zeros(64 * 8, dtype=torch.bool)
@@ -124,6 +128,7 @@ def test_bootstraps_from_the_critic_on_every_next_obs(head):
     torch.manual_seed(5)
     (batch,) = parts.replay.batches(parts.net)
     if head == "actor_critic":
+        torch.testing.assert_close(batch.value, d["value"].flatten()[order], rtol=1e-6, atol=1e-6)
         torch.testing.assert_close(batch.advantage, advantage.flatten()[order], rtol=1e-5, atol=1e-5)
         torch.testing.assert_close(batch.obs, d["obs"].flatten(0, 1)[order])
     else:  # whole columns, time-major, with the state each began the rollout in

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from rlfw.env.spec import EnvSpec
@@ -14,6 +15,7 @@ from rlfw.network.encoder import Encoder
 from rlfw.registry import register
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU}
+FUNCTIONS = {"relu": torch.relu, "tanh": torch.tanh, "elu": F.elu}
 
 
 @register("encoder", "mlp")
@@ -32,8 +34,15 @@ class MLP(Encoder):
         for h in hidden:
             layers += [nn.Linear(size, h), ACTIVATIONS[activation]()]
             size = h
-        self.layers = nn.Sequential(*layers)
+        self.layers = nn.Sequential(*layers)  # the modules (and checkpoint keys); forward calls their functions
+        self.linears = [layer for layer in layers if isinstance(layer, nn.Linear)]
+        self.activation = FUNCTIONS[activation]
         self.out_dim = size
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.layers(obs.float())
+        # F.linear on each layer's weights, not each module's __call__: at the batch of one env step a
+        # module call costs as much as its matmul (docs/design.md, "Speed choices, and why")
+        x = obs.float().flatten(1)
+        for linear in self.linears:
+            x = self.activation(F.linear(x, linear.weight, linear.bias))
+        return x

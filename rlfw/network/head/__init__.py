@@ -12,7 +12,23 @@ from __future__ import annotations
 from typing import Protocol
 
 import torch
-from torch.distributions import Distribution
+
+
+class Policy(Protocol):
+    """pi(.|s) for a batch of rows (``rlfw.network.head.formulas``): sampled and scored by formula."""
+
+    def sample_with_log_prob(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """An action per row and its log pi(a|s), from one draw of torch's generator."""
+        ...
+
+    def sample(self) -> torch.Tensor: ...
+
+    def log_prob(self, action: torch.Tensor) -> torch.Tensor: ...
+
+    def entropy(self) -> torch.Tensor: ...
+
+    @property
+    def mode(self) -> torch.Tensor: ...
 
 
 class Head(Protocol):
@@ -24,7 +40,7 @@ class Head(Protocol):
 
 
 class PolicyHead(Head, Protocol):
-    def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
+    def distribution(self, out: dict[str, torch.Tensor]) -> Policy:
         """pi(.|s) for each row: ``sample``, ``log_prob`` and ``entropy`` per row."""
         ...
 

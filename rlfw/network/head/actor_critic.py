@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 import torch
 from torch import nn
-from torch.distributions import Distribution
 
 from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
-from rlfw.network.head.policy import SPACES, policy_layer
+from rlfw.network.head import Policy
+from rlfw.network.head.policy import SPACES, PolicyLayer, policy_layer
 from rlfw.network.normalize import shared_norm
 from rlfw.registry import register
 
@@ -38,6 +38,7 @@ class ActorCritic(nn.Module):
 
     outputs = frozenset({"value"})  # whatever the env; an instance adds its policy layer's (logits; mean, log_std)
     action_spaces = frozenset(SPACES)
+    policy: PolicyLayer
 
     def __init__(
         self, spec: EnvSpec, make_encoder: Callable[[], Encoder], shared: bool = False, log_std_init: float = 0.0
@@ -52,7 +53,7 @@ class ActorCritic(nn.Module):
             orthogonal(critic_trunk, math.sqrt(2))
         policy = policy_layer(spec, actor_trunk.out_dim, log_std_init, "actor_critic")
         value = nn.Linear(critic_trunk.out_dim, 1)
-        self.outputs = ActorCritic.outputs | policy.outputs  # type: ignore[operator]
+        self.outputs = ActorCritic.outputs | policy.outputs
         orthogonal(policy, 0.01)
         orthogonal(value, 1.0)
         if shared:
@@ -62,11 +63,8 @@ class ActorCritic(nn.Module):
         else:
             self.actor = nn.Sequential(actor_trunk, policy)
             self.critic = nn.Sequential(critic_trunk, value)
-
-    @property
-    def policy(self) -> nn.Module:
-        """The policy layer: the actor when the trunk is shared, else the actor's last layer."""
-        return self.actor if self.shared else self.actor[-1]  # type: ignore[index]
+        # the policy layer (the actor, or its last layer) by a plain attribute: registered once, under actor
+        self.__dict__["policy"] = policy
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         if self.norm is not None:
@@ -75,6 +73,20 @@ class ActorCritic(nn.Module):
             h = self.encoder(obs)
             return {**self.actor(h), "value": self.critic(h).squeeze(-1)}
         return {**self.actor(obs), "value": self.critic(obs).squeeze(-1)}
+
+    def acting(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        """What acting reads: the policy's outputs, and V(s) only where it costs one layer (a shared
+        trunk). With its own trunk the critic is left out: the rollout asks ``state_value`` for all its steps
+        at once, the weights being the same for the whole rollout."""
+        if self.shared:
+            return self(obs)
+        return self.actor(obs if self.norm is None else self.norm(obs))
+
+    def state_value(self, obs: torch.Tensor) -> torch.Tensor:
+        """V(s) alone, ``[B]``."""
+        if self.norm is not None:
+            obs = self.norm(obs)
+        return self.critic(self.encoder(obs) if self.shared else obs).squeeze(-1)
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, *args, **kwargs) -> None:
         """Checkpoints written before the normalizer moved here held it in each trunk, a trunk being
@@ -90,10 +102,10 @@ class ActorCritic(nn.Module):
                         state_dict[trunk + rest[len("encoder.") :]] = value
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
-    def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
+    def distribution(self, out: dict[str, torch.Tensor]) -> Policy:
         """pi(.|s): Categorical, independent Categoricals, or a diagonal Gaussian."""
-        return self.policy.distribution(out)  # type: ignore[operator]
+        return self.policy.distribution(out)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         """The policy's most likely action (the Gaussian's mean)."""
-        return self.policy.mode(out)  # type: ignore[operator]
+        return self.policy.mode(out)

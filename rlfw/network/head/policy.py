@@ -15,32 +15,12 @@ import gymnasium as gym
 import numpy as np
 import torch
 from torch import nn
-from torch.distributions import Categorical as TorchCategorical
-from torch.distributions import Distribution, Independent, Normal
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
+from rlfw.network.head.formulas import Categorical, Gaussian, MultiCategorical
 
 SPACES = ("Discrete", "MultiDiscrete", "Box")
-
-
-class Categorical(TorchCategorical):
-    """torch's Categorical over ``logits``, with its values at a lower cost: normalized by one
-    ``log_softmax`` (torch's takes logsumexp, several kernels forward and backward), log pi(a|s) one
-    gather, the entropy one sum; arguments not validated, as the logits come from the network
-    (docs/design.md, "Speed choices, and why")."""
-
-    def __init__(self, logits: torch.Tensor):
-        self.logits = logits.log_softmax(-1)
-        self._param, self._num_events = self.logits, logits.size(-1)  # what torch's methods read
-        Distribution.__init__(self, logits.shape[:-1], validate_args=False)
-
-    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
-        return self.logits.gather(-1, value.long().unsqueeze(-1)).squeeze(-1)
-
-    def entropy(self) -> torch.Tensor:
-        # clamped as torch's is: a -inf log-prob times its zero probability counts 0, not nan
-        return -(self.logits.clamp(min=torch.finfo(self.logits.dtype).min) * self.logits.exp()).sum(-1)
 
 
 class CategoricalLayer(nn.Module):
@@ -53,33 +33,11 @@ class CategoricalLayer(nn.Module):
     def forward(self, h: torch.Tensor) -> dict[str, torch.Tensor]:
         return {"logits": self.linear(h)}
 
-    def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
+    def distribution(self, out: dict[str, torch.Tensor]) -> Categorical | MultiCategorical:
         return Categorical(out["logits"])
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         return out["logits"].argmax(dim=-1)
-
-
-class MultiCategorical(Distribution):
-    """Independent Categoricals over the dimensions of a MultiDiscrete action: log-probs and
-    entropies summed over them."""
-
-    def __init__(self, logits: torch.Tensor, nvec: list[int]):
-        self.parts = [Categorical(part) for part in logits.split(nvec, dim=-1)]
-        super().__init__(logits.shape[:-1], torch.Size([len(nvec)]), validate_args=False)
-
-    def sample(self, sample_shape: torch.Size | list[int] | tuple[int, ...] = ()) -> torch.Tensor:
-        return torch.stack([part.sample(torch.Size(sample_shape)) for part in self.parts], dim=-1)
-
-    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
-        return torch.stack([part.log_prob(value[..., i]) for i, part in enumerate(self.parts)], -1).sum(-1)
-
-    def entropy(self) -> torch.Tensor:
-        return torch.stack([part.entropy() for part in self.parts], -1).sum(-1)
-
-    @property
-    def mode(self) -> torch.Tensor:
-        return torch.stack([part.logits.argmax(dim=-1) for part in self.parts], dim=-1)
 
 
 class MultiCategoricalLayer(CategoricalLayer):
@@ -87,11 +45,11 @@ class MultiCategoricalLayer(CategoricalLayer):
         super().__init__(in_dim, sum(nvec))
         self.nvec = nvec
 
-    def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
+    def distribution(self, out: dict[str, torch.Tensor]) -> MultiCategorical:
         return MultiCategorical(out["logits"], self.nvec)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
-        return MultiCategorical(out["logits"], self.nvec).mode
+        return torch.stack([part.argmax(-1) for part in out["logits"].split(self.nvec, dim=-1)], -1)
 
 
 class GaussianLayer(nn.Module):
@@ -110,14 +68,18 @@ class GaussianLayer(nn.Module):
         mean = self.linear(h)
         return {"mean": mean, "log_std": self.log_std.expand_as(mean)}
 
-    def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
-        return Independent(Normal(out["mean"], out["log_std"].exp(), validate_args=False), 1, validate_args=False)
+    def distribution(self, out: dict[str, torch.Tensor]) -> Gaussian:
+        # the parameter itself, not its rows: the entropy of a state-independent std is one number
+        return Gaussian(out["mean"], self.log_std)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         return out["mean"]
 
 
-def policy_layer(spec: EnvSpec, in_dim: int, log_std_init: float, head: str) -> nn.Module:
+PolicyLayer = CategoricalLayer | GaussianLayer  # MultiCategoricalLayer is a CategoricalLayer
+
+
+def policy_layer(spec: EnvSpec, in_dim: int, log_std_init: float, head: str) -> PolicyLayer:
     """The policy layer for ``spec``'s action space; other spaces are refused naming the ones it takes."""
     space = spec.action_space
     if isinstance(space, gym.spaces.Discrete):

@@ -19,11 +19,11 @@ from typing import cast
 
 import torch
 from torch import nn
-from torch.distributions import Distribution
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.network.encoder import Encoder
+from rlfw.network.head import Policy
 from rlfw.network.head.actor_critic import orthogonal
 from rlfw.network.head.policy import SPACES, policy_layer
 from rlfw.network.normalize import shared_norm
@@ -125,7 +125,7 @@ class RecurrentActorCritic(nn.Module):
         self.hidden, self.slots = hidden, 2 if cell == "lstm" else 1  # rows of a trunk's state: (h, c), or h
         self.policy = policy_layer(spec, hidden, log_std_init, "recurrent_actor_critic")
         self.value = nn.Linear(hidden, 1)
-        self.outputs = RecurrentActorCritic.outputs | self.policy.outputs  # type: ignore[operator]
+        self.outputs = RecurrentActorCritic.outputs | self.policy.outputs
         orthogonal(self.policy, 0.01)
         orthogonal(self.value, 1.0)
 
@@ -169,8 +169,8 @@ class RecurrentActorCritic(nn.Module):
         """The policy from the actor trunk's h_t, V from the critic's (the same trunk when shared)."""
         return {**self.policy(hs[0]), "value": self.value(hs[-1]).squeeze(-1)}
 
-    def distribution(self, out: dict[str, torch.Tensor]) -> Distribution:
-        return self.policy.distribution(out)  # type: ignore[operator]
+    def distribution(self, out: dict[str, torch.Tensor]) -> Policy:
+        return self.policy.distribution(out)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
-        return self.policy.mode(out)  # type: ignore[operator]
+        return self.policy.mode(out)

@@ -15,15 +15,13 @@ import gymnasium as gym
 import numpy as np
 import torch
 from torch import nn
-from torch.distributions import Distribution, Normal
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.network.encoder import Encoder
 from rlfw.network.head.critic import Critics
+from rlfw.network.head.formulas import SquashedNormal
 from rlfw.registry import register
-
-EPSILON = 1e-6  # CleanRL's and SB3's, inside the log of the squashing correction
 
 
 def bounds(spec: EnvSpec, head: str) -> tuple[torch.Tensor, torch.Tensor]:
@@ -40,34 +38,6 @@ def bounds(spec: EnvSpec, head: str) -> tuple[torch.Tensor, torch.Tensor]:
     assert isinstance(space, gym.spaces.Box)
     low, high = torch.as_tensor(space.low, dtype=torch.float32), torch.as_tensor(space.high, dtype=torch.float32)
     return (high - low) / 2, (high + low) / 2
-
-
-class SquashedNormal(Distribution):
-    """tanh(N(mean, std)) * scale + bias, independent over action dimensions."""
-
-    def __init__(self, mean: torch.Tensor, std: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor):
-        self.normal, self.scale, self.bias = Normal(mean, std, validate_args=False), scale, bias
-        super().__init__(mean.shape[:-1], mean.shape[-1:], validate_args=False)
-
-    def rsample_with_log_prob(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """A reparameterized action and its log-probability, from the same draw (no atanh needed)."""
-        u = self.normal.rsample()
-        squashed = torch.tanh(u)
-        correction = torch.log(self.scale * (1 - squashed.pow(2)) + EPSILON)
-        return squashed * self.scale + self.bias, (self.normal.log_prob(u) - correction).sum(-1)
-
-    def sample(self, sample_shape: torch.Size | list[int] | tuple[int, ...] = ()) -> torch.Tensor:
-        with torch.no_grad():
-            return self.rsample_with_log_prob()[0]
-
-    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
-        squashed = ((value - self.bias) / self.scale).clamp(-1 + EPSILON, 1 - EPSILON)
-        u = torch.atanh(squashed)
-        return (self.normal.log_prob(u) - torch.log(self.scale * (1 - squashed.pow(2)) + EPSILON)).sum(-1)
-
-    @property
-    def mode(self) -> torch.Tensor:
-        return torch.tanh(self.normal.loc) * self.scale + self.bias
 
 
 class SquashedActor(nn.Module):
@@ -115,7 +85,7 @@ class SquashedGaussian(nn.Module):
         return self.actor(obs)
 
     def distribution(self, out: dict[str, torch.Tensor]) -> SquashedNormal:
-        return SquashedNormal(out["mean"], out["log_std"].exp(), self.scale, self.bias)
+        return SquashedNormal(out["mean"], out["log_std"], self.scale, self.bias)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         return torch.tanh(out["mean"]) * self.scale + self.bias
