@@ -118,7 +118,10 @@ def test_the_gaussian_formulas_give_torchs_values_and_gradients():
     assert torch.allclose(action, mean + log_std.exp() * torch.randn(7, 3))  # from torch's one stream
     for mine, want in ((logp, torchs.log_prob(action).sum(-1)), (ours.entropy(), torchs.entropy().sum(-1))):
         torch.testing.assert_close(mine, want)
-        grads = [torch.autograd.grad(t.sum(), (mean, log_std), retain_graph=True) for t in (mine, want)]
+        grads = [
+            torch.autograd.grad(t.sum(), (mean, log_std), retain_graph=True, materialize_grads=True)
+            for t in (mine, want)
+        ]
         for g, h in zip(*grads, strict=True):
             torch.testing.assert_close(g, h)
     torch.testing.assert_close(ours.log_prob(action), logp)
