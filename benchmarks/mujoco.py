@@ -85,8 +85,9 @@ def run_rlfw(algo: str, env: str, seed: int, steps: int) -> dict:
             capture_output=True,
         )  # fmt: skip
         summary = json.loads((Path(tmp) / "summary.json").read_text())
+    training = summary["wall_seconds"] - summary["time_seconds"]["evaluate"]  # as SB3's: learn() alone
     return {
-        "steps_per_s": summary["steps_per_second"],
+        "steps_per_s": summary["env_steps"] / training,
         "train_return": summary["train_episode_return_last_100"],
         "eval_return": summary["eval_return_mean"],
     }

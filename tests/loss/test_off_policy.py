@@ -28,6 +28,15 @@ def network(head: str) -> torch.nn.Module:
     )
 
 
+def q_of(critics: torch.nn.Module, i: int, x: torch.Tensor) -> torch.Tensor:
+    """Critic i alone, on [s, a] ``x``: the i-th slice of each batched layer, ReLU between layers."""
+    layers = list(zip(critics.weights, critics.biases, strict=True))
+    for k, (w, b) in enumerate(layers):
+        x = x @ w[i] + b[i]
+        x = torch.relu(x) if k < len(layers) - 1 else x
+    return x
+
+
 def batch() -> Batch:
     return Batch(
         obs=torch.randn(B, 3), action=torch.rand(B, 2) * 4 - 2, reward=torch.randn(B), next_obs=torch.randn(B, 3),
@@ -59,12 +68,12 @@ def test_sac_is_its_equations(monkeypatch):
     (next_a, next_logp), (a, logp) = draws
     alpha = 0.3
     q_next = torch.min(
-        target.critic.nets[0](torch.cat([b.next_obs, next_a], 1)),
-        target.critic.nets[1](torch.cat([b.next_obs, next_a], 1)),
+        q_of(target.critic, 0, torch.cat([b.next_obs, next_a], 1)),
+        q_of(target.critic, 1, torch.cat([b.next_obs, next_a], 1)),
     ).squeeze(1)
     y = b.reward + 0.9 * (1 - b.terminated.float()) * (q_next - alpha * next_logp)
-    q = [net.critic.nets[i](torch.cat([b.obs, b.action], 1)).squeeze(1) for i in (0, 1)]
-    q_pi = torch.min(*[net.critic.nets[i](torch.cat([b.obs, a], 1)).squeeze(1) for i in (0, 1)])
+    q = [q_of(net.critic, i, torch.cat([b.obs, b.action], 1)).squeeze(1) for i in (0, 1)]
+    q_pi = torch.min(*[q_of(net.critic, i, torch.cat([b.obs, a], 1)).squeeze(1) for i in (0, 1)])
     torch.testing.assert_close(out["loss_critic"], ((q[0] - y) ** 2).mean() + ((q[1] - y) ** 2).mean())
     torch.testing.assert_close(out["loss_actor"], (alpha * logp - q_pi).mean())
     torch.testing.assert_close(out["loss_alpha"], -(math.log(alpha) * (logp + -2.0)).mean())  # target entropy -|A|
@@ -76,12 +85,12 @@ def test_td3_without_smoothing_is_its_equations_and_updates_the_actor_every_poli
     loss = build("loss", {"name": "td3", "policy_noise": 0.0, "policy_delay": 2}, "loss", spec=SPEC)
     first, second = loss(b, net, target), loss(b, net, target)
     next_a = target(b.next_obs)["action"]
-    q_next = torch.min(*[target.critic.nets[i](torch.cat([b.next_obs, next_a], 1)).squeeze(1) for i in (0, 1)])
+    q_next = torch.min(*[q_of(target.critic, i, torch.cat([b.next_obs, next_a], 1)).squeeze(1) for i in (0, 1)])
     y = b.reward + 0.9 * (1 - b.terminated.float()) * q_next
-    q = [net.critic.nets[i](torch.cat([b.obs, b.action], 1)).squeeze(1) for i in (0, 1)]
+    q = [q_of(net.critic, i, torch.cat([b.obs, b.action], 1)).squeeze(1) for i in (0, 1)]
     torch.testing.assert_close(second["loss_critic"], ((q[0] - y) ** 2).mean() + ((q[1] - y) ** 2).mean())
     mu = net(b.obs)["action"]
-    torch.testing.assert_close(second["loss_actor"], -net.critic.nets[0](torch.cat([b.obs, mu], 1)).mean())
+    torch.testing.assert_close(second["loss_actor"], -q_of(net.critic, 0, torch.cat([b.obs, mu], 1)).mean())
     assert "loss_actor" not in first  # the first of every two updates trains the critics only
 
 
@@ -117,3 +126,19 @@ def test_each_part_gets_only_its_own_gradient(name, head):
         net.zero_grad(set_to_none=True)
         loss(b, net, target)["loss_alpha"].backward()
         assert all(p.grad is None for p in net.parameters()) and loss.log_alpha.grad is not None
+
+
+@pytest.mark.parametrize("head", ["squashed_gaussian", "deterministic_actor"])
+def test_batched_critics_read_checkpoints_of_one_mlp_per_critic(head):
+    net, b = network(head), batch()
+    old = {k: v for k, v in net.state_dict().items() if not k.startswith("critic.")}
+    for k, (w, bias) in enumerate(zip(net.critic.weights, net.critic.biases, strict=True)):
+        for i in range(len(w)):  # nets.<critic>.<2k>: the k-th Linear of critic i's nn.Sequential
+            old[f"critic.nets.{i}.{2 * k}.weight"], old[f"critic.nets.{i}.{2 * k}.bias"] = w[i].T, bias[i, 0]
+    copy = network(head)
+    copy.load_state_dict(old)  # strict: every key placed
+    assert torch.equal(copy.q_sa(b.obs, b.action), net.q_sa(b.obs, b.action))
+    x = torch.cat([b.obs, b.action], 1)
+    torch.testing.assert_close(
+        net.q_sa(b.obs, b.action), torch.stack([q_of(net.critic, i, x).squeeze(1) for i in (0, 1)])
+    )

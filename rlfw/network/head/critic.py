@@ -1,5 +1,10 @@
 """Q(s, a) for off-policy actor-critics: ``n`` independent critics over the observation and the action.
 
+The critics are one batched MLP: each layer's weights are ``[n, in, out]``, so a layer of all n
+critics is one ``baddbmm`` (one matmul kernel for the twin critics, not one per critic).
+
+    h_0 = [s, a] for every critic;   h_k = relu(h_{k-1} W_k + b_k);   Q_i(s, a) = (h_L)_i
+
 ``forward(obs, action)`` gives ``[n, B]``. With ``frozen=True`` the critics run on detached copies of
 their parameters: an actor's loss reads Q(s, pi(s)) that way, so its gradient reaches the actor's
 action and never the critics' weights (their own loss trains those)."""
@@ -28,15 +33,15 @@ class Critics(nn.Module):
         size = math.prod(spec.obs_shape) + math.prod(spec.action_space.shape or (1,))
         # the actor's observation normalizer, when it has one: the critics read what the actor reads
         self.norm = actor_trunk.norm if isinstance(actor_trunk, Normalized) else None
-        self.nets = nn.ModuleList(self._mlp(size, hidden) for _ in range(n))
-
-    @staticmethod
-    def _mlp(size: int, hidden: Sequence[int]) -> nn.Sequential:
-        layers: list[nn.Module] = []
-        for h in hidden:
-            layers += [nn.Linear(size, h), nn.ReLU()]
-            size = h
-        return nn.Sequential(*layers, nn.Linear(size, 1))
+        # n nn.Linear stacks made as separate critics would be (torch's initialisation, drawn in that
+        # order), then stacked: [n, in, out] weights and [n, 1, out] biases per layer
+        separate = [[nn.Linear(i, o) for i, o in zip([size, *hidden], [*hidden, 1], strict=True)] for _ in range(n)]
+        self.weights = nn.ParameterList(
+            nn.Parameter(torch.stack([c[k].weight.detach().T for c in separate])) for k in range(len(hidden) + 1)
+        )
+        self.biases = nn.ParameterList(
+            nn.Parameter(torch.stack([c[k].bias.detach()[None] for c in separate])) for k in range(len(hidden) + 1)
+        )
 
     def forward(self, obs: torch.Tensor, action: torch.Tensor, frozen: bool = False) -> torch.Tensor:
         if frozen:
@@ -44,4 +49,23 @@ class Critics(nn.Module):
             return functional_call(self, detached, (obs, action))
         x = self.norm(obs) if self.norm is not None else obs.float()
         x = torch.cat([x.flatten(1), action.float().flatten(1)], dim=1)
-        return torch.stack([net(x).squeeze(-1) for net in self.nets])
+        weights, biases = list(self.weights), list(self.biases)
+        h = x.expand(len(weights[0]), *x.shape)  # [n, B, in]: every critic reads the same input
+        for k, (w, b) in enumerate(zip(weights, biases, strict=True)):
+            h = torch.baddbmm(b, h, w)
+            if k < len(weights) - 1:
+                h = torch.relu(h)
+        return h.squeeze(-1)
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args, **kwargs) -> None:
+        """Checkpoints written before the critics were batched held one nn.Sequential per critic
+        (``nets.<i>.<2k>.weight``, ``[out, in]``): read as layer k of critic i."""
+        old = prefix + "nets.0.0.weight"
+        if old in state_dict:
+            for k in range(len(self.weights)):
+                for kind, into in (("weight", self.weights), ("bias", self.biases)):
+                    parts = [state_dict.pop(f"{prefix}nets.{i}.{2 * k}.{kind}") for i in range(len(into[k]))]
+                    state_dict[f"{prefix}{kind}s.{k}"] = torch.stack(
+                        [p.T if kind == "weight" else p[None] for p in parts]
+                    )
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
