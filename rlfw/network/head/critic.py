@@ -63,9 +63,9 @@ class Critics(nn.Module):
         old = prefix + "nets.0.0.weight"
         if old in state_dict:
             for k in range(len(self.weights)):
-                for kind, into in (("weight", self.weights), ("bias", self.biases)):
-                    parts = [state_dict.pop(f"{prefix}nets.{i}.{2 * k}.{kind}") for i in range(len(into[k]))]
-                    state_dict[f"{prefix}{kind}s.{k}"] = torch.stack(
+                for kind, name in (("weight", "weights"), ("bias", "biases")):
+                    parts = [state_dict.pop(f"{prefix}nets.{i}.{2 * k}.{kind}") for i in range(len(self.weights[k]))]
+                    state_dict[f"{prefix}{name}.{k}"] = torch.stack(
                         [p.T if kind == "weight" else p[None] for p in parts]
                     )
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
