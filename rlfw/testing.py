@@ -248,7 +248,7 @@ def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
         if replay.ready():
             break
     assert replay.ready(), f"replay={name} is not ready after {max_steps} vector steps"
-    batch = next(iter(replay.batches(network({"value"} if "value" in extras else {"q"}))))
+    batch = next(iter(replay.batches(network({"value"} if "value" in replay.provides else {"q"}))))
     assert set(batch) == set(replay.provides), (
         f"replay={name} declares {sorted(replay.provides)}, yields {sorted(batch)}"
     )
