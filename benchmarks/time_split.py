@@ -49,7 +49,7 @@ def main() -> None:
     ax.invert_yaxis()
     ax.legend(ncol=len(PHASES), loc="upper center", bbox_to_anchor=(0.5, -0.45 if len(splits) < 3 else -0.3))
     fig.tight_layout()
-    fig.savefig(args.out, dpi=120)
+    fig.savefig(args.out, dpi=120, bbox_inches="tight")
     print(f"wrote {args.out}")
 
 

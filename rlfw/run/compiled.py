@@ -1,5 +1,5 @@
-"""``compile=true``: ``torch.compile`` of the network's forward (acting) and of the loss head's (the
-update's forward and backward), in place, so the state-dict keys and checkpoints stay as they are.
+"""``compile=true``: ``torch.compile`` of the network's forward and its acting forward (``acting``,
+where the head has one) and of the loss head's (the update's forward and backward), in place, so the state-dict keys and checkpoints stay as they are.
 
 On a GPU the mode is ``reduce-overhead`` (CUDA graphs: a small network's update is many tiny kernels,
 and replaying them as one graph removes the launch cost, as LeanRL does). On a CPU the default mode:
@@ -18,3 +18,6 @@ def compile_parts(net: nn.Module, loss: nn.Module, device: torch.device) -> None
     mode = "reduce-overhead" if device.type == "cuda" else None
     net.compile(mode=mode)
     loss.compile(mode=mode)
+    acting = getattr(net, "acting", None)  # the act path's own forward (the actor alone), not net's __call__
+    if acting is not None:
+        net.__dict__["acting"] = torch.compile(acting, mode=mode)
