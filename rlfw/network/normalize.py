@@ -52,9 +52,8 @@ class ObsNorm(nn.Module):
         (``RunningMeanStd``), which for one row is Welford's, written out so as to skip ``np.var`` of one
         row. In numpy, on the buffers themselves on a CPU (on host copies written back on a GPU)."""
         batch = np.asarray(obs, dtype=np.float64)
-        tensors = [cast(torch.Tensor, self._buffers[k]) for k in STATISTICS]  # not Module.__getattr__: every env step
-        on_host = tensors[0].device.type == "cpu"
-        mean, var, count, shift, inv_std = (t.numpy() if on_host else t.cpu().numpy() for t in tensors)
+        arrays = self._arrays()
+        mean, var, count = arrays[:3]
         before, n = float(count), len(batch)
         total = before + n
         if n == 1:
@@ -66,17 +65,28 @@ class ObsNorm(nn.Module):
             new_mean, new_var, _ = update_mean_var_count_from_moments(mean, var, before, batch.mean(0), batch.var(0), n)
             mean[...], var[...] = new_mean, new_var
         count[...] = total
-        shift[...] = mean
-        np.reciprocal(np.sqrt(var + EPSILON), out=inv_std)
-        if not on_host:
-            for tensor, array in zip(tensors, (mean, var, count, shift, inv_std), strict=True):
-                tensor.copy_(torch.from_numpy(array))
+        self._derive(arrays)
 
     @torch.no_grad()
     def refresh(self) -> None:
-        """The forward's float32 mean and inverse std, from the statistics."""
-        self.shift.copy_(self.mean)
-        self.inv_std.copy_((self.var + EPSILON).rsqrt())
+        """The forward's float32 mean and inverse std, from the statistics (after a load)."""
+        self._derive(self._arrays())
+
+    def _arrays(self) -> list[np.ndarray]:
+        """The buffers ``STATISTICS`` as numpy arrays: views on a CPU, host copies elsewhere. Read from
+        ``_buffers``, not through Module.__getattr__: this runs at every env step."""
+        tensors = [cast(torch.Tensor, self._buffers[k]) for k in STATISTICS]
+        return [t.numpy() if t.device.type == "cpu" else t.cpu().numpy() for t in tensors]
+
+    def _derive(self, arrays: list[np.ndarray]) -> None:
+        """shift = mean, inv_std = 1 / sqrt(var + 1e-8), into ``arrays``; written back to the buffers
+        when those are not on the CPU (on the CPU the arrays are the buffers)."""
+        mean, var, _, shift, inv_std = arrays
+        shift[...] = mean
+        np.reciprocal(np.sqrt(var + EPSILON), out=inv_std)
+        if self.mean.device.type != "cpu":
+            for name, array in zip(STATISTICS, arrays, strict=True):
+                cast(torch.Tensor, self._buffers[name]).copy_(torch.from_numpy(array))
 
     def _load_from_state_dict(self, *args, **kwargs) -> None:
         super()._load_from_state_dict(*args, **kwargs)

@@ -23,6 +23,11 @@ LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 SQUASH_EPSILON = 1e-6  # CleanRL's and SB3's, inside the log of the squashing correction
 
 
+def normal_log_prob(z: torch.Tensor, log_std: torch.Tensor) -> torch.Tensor:
+    """log N(x; m, exp(s)) per dimension, from z = (x - m) / exp(s): -z^2 / 2 - s - log sqrt(2 pi)."""
+    return -0.5 * z.pow(2) - log_std - LOG_SQRT_2PI
+
+
 class Categorical:
     """pi(a|s) = softmax(logits)_a over the last dimension."""
 
@@ -86,14 +91,13 @@ class Gaussian:
     def sample_with_log_prob(self) -> tuple[torch.Tensor, torch.Tensor]:
         eps = torch.randn_like(self.mean)
         action = self.mean + self.log_std.exp() * eps
-        return action, (-0.5 * eps.pow(2) - self.log_std - LOG_SQRT_2PI).sum(-1)
+        return action, normal_log_prob(eps, self.log_std).sum(-1)
 
     def sample(self) -> torch.Tensor:
         return self.sample_with_log_prob()[0]
 
     def log_prob(self, action: torch.Tensor) -> torch.Tensor:
-        z = (action - self.mean) * torch.exp(-self.log_std)
-        return (-0.5 * z.pow(2) - self.log_std - LOG_SQRT_2PI).sum(-1)
+        return normal_log_prob((action - self.mean) * torch.exp(-self.log_std), self.log_std).sum(-1)
 
     def entropy(self) -> torch.Tensor:
         """Per row; of a state-independent std it is one number, computed once and broadcast."""
@@ -116,7 +120,7 @@ class SquashedNormal:
         eps = torch.randn_like(self.mean)
         squashed = torch.tanh(self.mean + self.log_std.exp() * eps)
         correction = torch.log(self.scale * (1 - squashed.pow(2)) + SQUASH_EPSILON)
-        logp = (-0.5 * eps.pow(2) - self.log_std - LOG_SQRT_2PI - correction).sum(-1)
+        logp = (normal_log_prob(eps, self.log_std) - correction).sum(-1)
         return squashed * self.scale + self.bias, logp
 
     sample_with_log_prob = rsample_with_log_prob
@@ -129,7 +133,7 @@ class SquashedNormal:
         squashed = ((action - self.bias) / self.scale).clamp(-1 + SQUASH_EPSILON, 1 - SQUASH_EPSILON)
         z = (torch.atanh(squashed) - self.mean) * torch.exp(-self.log_std)
         correction = torch.log(self.scale * (1 - squashed.pow(2)) + SQUASH_EPSILON)
-        return (-0.5 * z.pow(2) - self.log_std - LOG_SQRT_2PI - correction).sum(-1)
+        return (normal_log_prob(z, self.log_std) - correction).sum(-1)
 
     @property
     def mode(self) -> torch.Tensor:
