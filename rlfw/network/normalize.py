@@ -8,6 +8,7 @@ parallel update (``RunningMeanStd``); evaluation and the losses only read them.
 
 from __future__ import annotations
 
+import math
 from typing import cast
 
 import numpy as np
@@ -39,9 +40,9 @@ class ObsNorm(nn.Module):
         self.register_buffer("mean", torch.zeros(shape, dtype=torch.float64))
         self.register_buffer("var", torch.ones(shape, dtype=torch.float64))
         self.register_buffer("count", torch.tensor(1e-4, dtype=torch.float64))  # gymnasium's RunningMeanStd
+        # derived from mean and var (``_derive``); here their initial values, made on any device (meta too)
         self.register_buffer("shift", torch.zeros(shape), persistent=False)
-        self.register_buffer("inv_std", torch.ones(shape), persistent=False)
-        self.refresh()
+        self.register_buffer("inv_std", torch.full(shape, 1 / math.sqrt(1 + EPSILON)), persistent=False)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         return ((obs.float() - self.shift) * self.inv_std).clamp(-self.clip, self.clip)

@@ -121,3 +121,11 @@ def test_reward_scale_is_gymnasiums_normalize_reward_then_clipped():
     restored = RewardScale(3, gamma=0.9, clip=10.0)
     restored.load_state_dict(scale.state_dict())
     np.testing.assert_allclose(restored(rewards[0], ends[0], ends[0]), scale(rewards[0], ends[0], ends[0]))
+
+
+def test_a_normalizer_is_made_on_the_meta_device_and_starts_as_its_statistics_say():
+    with torch.device("meta"):  # how rlfw.config.build sizes a network before building it
+        ObsNorm((3,), clip=5.0)
+    norm, fresh = ObsNorm((3,), clip=5.0), ObsNorm((3,), clip=5.0)
+    norm.refresh()  # derived from mean 0 and var 1
+    assert torch.equal(norm.shift, fresh.shift) and torch.equal(norm.inv_std, fresh.inv_std)
