@@ -53,7 +53,7 @@ class ObsNorm(nn.Module):
         (``RunningMeanStd``), which for one row is Welford's, written out so as to skip ``np.var`` of one
         row. In numpy, on the buffers themselves on a CPU (on host copies written back on a GPU)."""
         batch = np.asarray(obs, dtype=np.float64)
-        arrays = self._arrays()
+        arrays, on_host = self._arrays()
         mean, var, count = arrays[:3]
         before, n = float(count), len(batch)
         total = before + n
@@ -66,26 +66,28 @@ class ObsNorm(nn.Module):
             new_mean, new_var, _ = update_mean_var_count_from_moments(mean, var, before, batch.mean(0), batch.var(0), n)
             mean[...], var[...] = new_mean, new_var
         count[...] = total
-        self._derive(arrays)
+        self._derive(arrays, on_host)
 
     @torch.no_grad()
     def refresh(self) -> None:
         """The forward's float32 mean and inverse std, from the statistics (after a load)."""
-        self._derive(self._arrays())
+        self._derive(*self._arrays())
 
-    def _arrays(self) -> list[np.ndarray]:
-        """The buffers ``STATISTICS`` as numpy arrays: views on a CPU, host copies elsewhere. Read from
-        ``_buffers``, not through Module.__getattr__: this runs at every env step."""
+    def _arrays(self) -> tuple[list[np.ndarray], bool]:
+        """The buffers ``STATISTICS`` as numpy arrays: views on a CPU, host copies elsewhere; and
+        whether they are on the CPU. Read from ``_buffers``, not through Module.__getattr__: this runs
+        at every env step."""
         tensors = [cast(torch.Tensor, self._buffers[k]) for k in STATISTICS]
-        return [t.numpy() if t.device.type == "cpu" else t.cpu().numpy() for t in tensors]
+        on_host = tensors[0].device.type == "cpu"
+        return [t.numpy() if on_host else t.cpu().numpy() for t in tensors], on_host
 
-    def _derive(self, arrays: list[np.ndarray]) -> None:
+    def _derive(self, arrays: list[np.ndarray], on_host: bool) -> None:
         """shift = mean, inv_std = 1 / sqrt(var + 1e-8), into ``arrays``; written back to the buffers
         when those are not on the CPU (on the CPU the arrays are the buffers)."""
         mean, var, _, shift, inv_std = arrays
         shift[...] = mean
         np.reciprocal(np.sqrt(var + EPSILON), out=inv_std)
-        if self.mean.device.type != "cpu":
+        if not on_host:
             for name, array in zip(STATISTICS, arrays, strict=True):
                 cast(torch.Tensor, self._buffers[name]).copy_(torch.from_numpy(array))
 
