@@ -34,7 +34,10 @@ BAD = [
         ["algo=sac", "env=pendulum", "target.parts=[actor,critics]"],
         "target.parts=['critics']: not parts of this network",
     ),
-    (["algo=td3", "env=pendulum", "explore=sample"], "explore=sample: needs network outputs value"),
+    (
+        ["algo=td3", "env=pendulum", "explore=sample"],
+        "explore=sample: needs a policy, an action distribution from the head; network/head=deterministic_actor",
+    ),
     (["algo=ppo", "env=pendulum", "loss=sac"], "loss=sac: needs network outputs log_std, mean"),
     (
         ["algo=dqn", "+replay.normalize_reward=true"],
@@ -42,7 +45,10 @@ BAD = [
     ),
     (["env=catch", "network.normalize_obs=true"], "network.normalize_obs=True: Catch gives uint8 pixels"),
     (["loss=dqn", "env=pendulum"], "loss=dqn: needs network outputs q; network/head=actor_critic gives value"),
-    (["algo=dqn", "explore=sample"], "explore=sample: needs network outputs value; network/head=q gives q"),
+    (
+        ["algo=dqn", "explore=sample"],
+        "explore=sample: needs a policy, an action distribution from the head; network/head=q gives q",
+    ),
     # C51 and noisy layers (issue 52)
     (["algo=c51", "network.head.num_atoms=1"], "network.head.num_atoms=1: atoms of the return's support, >= 2"),
     (["algo=c51", "network.head.v_min=100"], "network.head.v_min=100: the support's lowest atom, below v_max=100.0"),
