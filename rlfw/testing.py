@@ -27,7 +27,8 @@ from rlfw.config.check import contracts
 from rlfw.env.spec import EnvSpec
 from rlfw.explore.act import act
 from rlfw.network import build_network
-from rlfw.network.memory import Stepping, recurrent
+from rlfw.network.driver import Stepping
+from rlfw.network.memory import recurrent
 from rlfw.registry import build, lookup, options
 
 SPEC = EnvSpec("Contract-v0", (4,), gym.spaces.Discrete(3), None)

@@ -25,61 +25,48 @@ from torch import nn
 
 from rlfw.agent.load import Agent
 from rlfw.errors import ConfigError
+from rlfw.network.driver import driver
 from rlfw.network.encoder.cnn import fp32
-from rlfw.network.memory import recurrent
 
 FORMATS = {"torchscript": ".pt", "onnx": ".onnx"}
 ONNX_NEEDS = ("onnx", "onnxscript", "onnxruntime")  # torch's ONNX exporter, and onnxruntime to check the file
 
 
 class Policy(nn.Module):
-    """Observations in, greedy actions out (clipped to a Box's bounds, as the env takes them)."""
+    """Observations (and what the policy carries between steps: a recurrent one's ``state`` and
+    ``episode_start``) in; greedy actions, clipped to a Box's bounds as the env takes them (and the
+    next ``state``), out."""
 
     low: torch.Tensor
     high: torch.Tensor
 
-    def __init__(self, net: nn.Module, space: gym.Space):
+    def __init__(self, net: nn.Module, space: gym.Space, returns: tuple[str, ...]):
         super().__init__()
-        self.net = net
+        self.net, self.returns = net, returns
         self.bounded = isinstance(space, gym.spaces.Box)
         if isinstance(space, gym.spaces.Box):
             self.register_buffer("low", torch.as_tensor(space.low))
             self.register_buffer("high", torch.as_tensor(space.high))
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.greedy(self.net(obs))
-
-    def greedy(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
+    def forward(self, obs: torch.Tensor, *carried: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
+        out = self.net(obs, *carried)
         action = self.net.mode(out)  # type: ignore[operator]
-        return torch.clamp(action, self.low, self.high) if self.bounded else action
-
-
-class RecurrentPolicy(Policy):
-    """Observations, each row's state and whether its episode starts here in; greedy actions and the
-    next state out."""
-
-    def forward(  # type: ignore[override]
-        self, obs: torch.Tensor, state: torch.Tensor, episode_start: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        out = self.net(obs, state, episode_start)
-        return self.greedy(out), out["state"]
+        action = torch.clamp(action, self.low, self.high) if self.bounded else action
+        return (action, *(out[name] for name in self.returns)) if self.returns else action
 
 
 def example(agent: Agent, rows: int = 2) -> tuple[torch.Tensor, ...]:
-    """A batch of observations of the agent's shape and dtype; for a recurrent policy with initial
-    states and episode starts."""
+    """A batch of observations of the agent's shape and dtype, and the other inputs at an episode's start."""
     obs = torch.from_numpy(np.zeros((rows, *agent.spec.obs_shape), agent.spec.obs_dtype))
-    if not recurrent(agent.net):
-        return (obs,)
-    return obs, agent.net.initial_state(rows).cpu(), torch.ones(rows, dtype=torch.bool)  # type: ignore[operator]
+    return obs, *driver(agent.net, rows).initial(rows)
 
 
 def inputs(agent: Agent) -> list[str]:
-    return ["obs", "state", "episode_start"] if recurrent(agent.net) else ["obs"]
+    return ["obs", *driver(agent.net, 1).inputs]
 
 
 def outputs(agent: Agent) -> list[str]:
-    return ["action", "next_state"] if recurrent(agent.net) else ["action"]
+    return ["action", *(f"next_{name}" for name in driver(agent.net, 1).returns)]
 
 
 def require_format(fmt: str) -> None:
@@ -93,7 +80,7 @@ def require_format(fmt: str) -> None:
 def export(agent: Agent, fmt: str, out: Path) -> tuple[Path, Path]:
     """Writes the policy file ``out`` and ``<out>.json`` beside it; returns both paths."""
     require_format(fmt)
-    policy = (RecurrentPolicy if recurrent(agent.net) else Policy)(agent.net, agent.spec.action_space).to("cpu").eval()
+    policy = Policy(agent.net, agent.spec.action_space, driver(agent.net, 1).returns).to("cpu").eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     with fp32(agent.net):  # the file, and the agent it is checked against
         with torch.no_grad():
@@ -113,7 +100,7 @@ def export(agent: Agent, fmt: str, out: Path) -> tuple[Path, Path]:
 
 def load_file(fmt: str, path: Path) -> Callable[..., list[np.ndarray]]:
     """An exported file as a function: numpy inputs (``obs``; a recurrent policy's also ``state`` and
-    ``episode_start``) in, its numpy outputs out (``action``; and ``next_state``)."""
+    ``episode_start``) in, its numpy outputs out (``action``; and ``next_state``), as a list."""
     if fmt == "torchscript":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -132,25 +119,21 @@ def load_file(fmt: str, path: Path) -> Callable[..., list[np.ndarray]]:
 
 
 def verify(agent: Agent, fmt: str, path: Path, steps: int = 100) -> None:
-    """The file, loaded back, picks the agent's actions on the eval envs' observations (continuous ones
-    up to float rounding): a feed-forward policy's on the first ones; a recurrent one's over ``steps``
-    steps of their episodes, each side carrying its own state."""
+    """The file, loaded back, picks the agent's actions (continuous ones up to float rounding) over
+    ``steps`` steps of the eval envs' episodes, each side carrying its own state (a recurrent policy's)."""
     envs = agent.make_env(8)
     obs, _ = envs.reset(seed=agent.eval_seed())
-    run, memory = load_file(fmt, path), recurrent(agent.net)
-    state = file_state = example(agent, 8)[1].numpy() if memory else None
-    starts = np.ones(8, dtype=bool)
-    for _ in range(steps if memory else 1):
+    run, carried = load_file(fmt, path), [t.numpy() for t in example(agent, 8)[1:]]
+    state, starts = None, np.ones(8, dtype=bool)
+    for _ in range(steps):
         want, state = agent.predict(obs, state, starts)
-        if memory:
-            got, file_state = run(np.asarray(obs), file_state, starts)
-        else:
-            (got,) = run(np.asarray(obs))
+        got, *returned = run(np.asarray(obs), *carried)
         same = np.allclose(got, want, rtol=1e-5, atol=1e-5) if want.dtype.kind == "f" else np.array_equal(got, want)
         if not same:  # a Gaussian's mean may differ in its last bits in another runtime
             raise RuntimeError(f"{path} picks actions {got.tolist()} where the agent picks {want.tolist()}")
         obs, _, terminated, truncated, _ = envs.step(want)
         starts = terminated | truncated
+        carried = [*returned, starts][: len(carried)]  # the next state, and where episodes start anew
     envs.close()
 
 
@@ -160,13 +143,14 @@ def onnx(policy: Policy, example: tuple[torch.Tensor, ...], names: list[str], ou
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         batch = torch.export.Dim("batch")
+        carried = tuple({0: batch} for _ in example[1:])  # torch.export sees forward's *carried as one argument
         torch.onnx.export(
             policy,
             example,
             str(out),
             input_names=names,
             output_names=outs,
-            dynamic_shapes=tuple({0: batch} for _ in example),
+            dynamic_shapes=({0: batch}, carried) if carried else ({0: batch},),
             external_data=False,  # the weights inside the one file
             verbose=False,
         )
@@ -197,17 +181,23 @@ def description(agent: Agent, fmt: str, out: Path) -> dict[str, Any]:
         "checkpoint": str(agent.checkpoint),
         "env_steps": agent.env_steps,
         "greedy": "the head's mode: argmax Q, or the policy's most likely action",
-        **({"memory": memory(agent)} if recurrent(agent.net) else {}),
+        **memory(agent),
     }
 
 
 def memory(agent: Agent) -> dict[str, Any]:
-    """A recurrent policy's other inputs and output: zeros are the state before an episode's first step."""
-    state = ["batch", *agent.net.initial_state(1).shape[1:]]  # type: ignore[operator]
+    """A recurrent policy's other inputs and output: zeros are the state before an episode's first step
+    (nothing for a feed-forward one)."""
+    initial = dict(zip(driver(agent.net, 1).inputs, example(agent, 1)[1:], strict=True))
+    if "state" not in initial:
+        return {}
+    state = ["batch", *initial["state"].shape[1:]]
     return {
-        "inputs": [
-            {"name": "state", "shape": state, "dtype": "float32", "initial": "zeros"},
-            {"name": "episode_start", "shape": ["batch"], "dtype": "bool", "meaning": "true: the state is zeroed"},
-        ],
-        "output": {"name": "next_state", "shape": state, "dtype": "float32"},
+        "memory": {
+            "inputs": [
+                {"name": "state", "shape": state, "dtype": "float32", "initial": "zeros"},
+                {"name": "episode_start", "shape": ["batch"], "dtype": "bool", "meaning": "true: the state is zeroed"},
+            ],
+            "output": {"name": "next_state", "shape": state, "dtype": "float32"},
+        }
     }

@@ -21,7 +21,7 @@ from rlfw.env.spec import EnvSpec, env_action
 from rlfw.errors import ConfigError
 from rlfw.explore.act import GREEDY, act
 from rlfw.network import build_network
-from rlfw.network.memory import Stepping, recurrent
+from rlfw.network.driver import driver
 from rlfw.registry import build, chosen, names
 from rlfw.run.evaluate import Policy, eval_seed
 from rlfw.state.names import BEST, LAST
@@ -64,26 +64,21 @@ class Agent:
         zeroed; None: nowhere), as SB3-contrib's ``RecurrentPPO.predict``. A feed-forward one returns
         ``None`` as its state."""
         batch, single = self._batch(obs)
-        memory = Stepping(self.net, len(batch), self.device) if recurrent(self.net) else None
-        if memory is not None:
-            memory.starts = self._starts(episode_start, state is None, len(batch))
-            if state is not None:
-                memory.state = torch.as_tensor(np.asarray(state), dtype=torch.float32, device=self.device)
-                memory.state = memory.state[None] if single else memory.state
-                want = tuple(self.net.initial_state(len(batch)).shape)  # type: ignore[operator]
-                if tuple(memory.state.shape) != want:
-                    shape = want[1:] if single else want
-                    raise ValueError(f"predict: a state of shape {np.shape(state)}; this agent's is {shape}")
+        acting = driver(self.net, len(batch), self.device)
+        if state is not None and single:
+            state = np.asarray(state)[None]
+        try:
+            acting.start(state, self._starts(episode_start, state is None, len(batch)))
+        except ValueError as why:
+            raise ValueError(f"predict: {why}") from None
         with torch.inference_mode():
             rule = GREEDY if deterministic else self.explore
             num_actions = getattr(self.spec.action_space, "n", None)
-            policy = self.net if memory is None else memory
-            action, _ = act(policy, rule, batch, self.config["total_env_steps"], num_actions=num_actions)
-        action = env_action(self.spec.action_space)(action)
-        if memory is None:
-            return (action[0] if single else action), None
-        after = memory.state.numpy(force=True)
-        return (action[0], after[0]) if single else (action, after)
+            action, _ = act(acting, rule, batch, self.config["total_env_steps"], num_actions=num_actions)
+        action, after = env_action(self.spec.action_space)(action), acting.state  # after: None, feed-forward
+        if single:
+            return action[0], None if after is None else after[0]
+        return action, after
 
     def _starts(self, episode_start: np.ndarray | None, first: bool, rows: int) -> torch.Tensor:
         if episode_start is None:

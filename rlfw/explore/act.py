@@ -25,7 +25,7 @@ GREEDY = Greedy()  # evaluation's rule: the head's greedy action
 
 
 def act(
-    net: nn.Module | Any,  # or what stands in for it (rlfw.network.memory.Stepping: a recurrent net acting)
+    net: nn.Module | Any,  # or what acts for it (rlfw.network.driver: a head's acting forward, a recurrent state)
     rule: ExploreRule,
     obs: np.ndarray | torch.Tensor,
     env_step: int = 0,

@@ -28,8 +28,7 @@ class Outputs(Mapping):
 
     def _computed(self) -> dict[str, torch.Tensor]:
         if self._out is None:
-            # a head's ``acting`` forward runs only what acting reads (an actor without its own critic)
-            out = getattr(self.net, "acting", self.net)(self._obs())
+            out = self.net(self._obs())  # a driver (rlfw.network.driver) runs only what acting reads
             # Under trainer.precision=bf16-mixed or 16-mixed the forward runs in autocast: back to float32
             # for the explore rules, which hand values to numpy (it has no bfloat16) and the replay.
             self._out = {k: v.float() if v.dtype in _HALF else v for k, v in out.items()}

@@ -1,8 +1,7 @@
 """How a recurrent head (``initial_state``, ``forward(obs, state, episode_start)``, ``unroll``) is
 driven, so that acting and learning look like a feed-forward head's to the explore rules and the losses.
 
-    Stepping(net, n)     acting: one step of n envs at a time, keeping each env's state between calls
-                         (the collector, evaluation, ``rlfw.load(...).predict``)
+    rlfw.network.driver  acting: one step of n envs at a time, keeping each env's state between calls
     unrolled(net, batch) learning: the batch's env columns replayed from their stored states, outputs
                          flattened to the batch's rows, so PPO's and A2C's loss files read them unchanged
 """
@@ -11,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -33,33 +31,6 @@ class Delegating:
 
     def distribution(self, out: dict[str, torch.Tensor]) -> Policy:
         return self.net.distribution(out)
-
-
-class Stepping(Delegating):
-    """A recurrent network acting for ``n`` envs, one step per call: ``state`` is each env's memory,
-    ``starts`` where the next step begins an episode (all, at first). ``ended(done)`` marks the envs
-    whose episode just ended; their state is zeroed by the next step's forward."""
-
-    def __init__(self, net: nn.Module, n: int, device: torch.device | None = None):
-        self.net = net
-        self.state = net.initial_state(n).to(device)  # type: ignore[operator]
-        self.starts = torch.ones(n, dtype=torch.bool, device=device)
-
-    def __call__(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        out = self.net(obs, self.state, self.starts)
-        self.state = out.pop("state").float()  # float32 whatever the autocast: it goes to the replay
-        self.starts = torch.zeros_like(self.starts)
-        return out
-
-    def ended(self, done: np.ndarray) -> None:
-        self.starts = torch.as_tensor(done, device=self.starts.device)
-
-    def state_dict(self) -> dict[str, torch.Tensor]:
-        return {"state": self.state.cpu(), "starts": self.starts.cpu()}
-
-    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
-        self.state = state["state"].to(self.state.device)
-        self.starts = state["starts"].to(self.starts.device)
 
 
 class Unrolled(Delegating):

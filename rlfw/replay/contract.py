@@ -14,13 +14,14 @@ from rlfw.batch import Batch
 
 class Replay:
     """The data source: ``add(step)`` takes a vector step (numpy arrays ``[num_envs, ...]``), ``ready()``
-    says when ``batches(net)`` may yield, ``feedback(batch, terms)`` hears the loss's terms of each batch;
+    says when ``batches(net)`` may yield (``env_steps`` is the run's clock then), ``feedback(batch, terms)`` hears the loss's terms of each batch;
     ``state_dict()`` / ``load_state_dict()`` resume it. A strategy subclasses this class."""
 
     provides: frozenset[str] = frozenset()  # the batch fields it yields
     needs_extras: frozenset[str] = frozenset()  # what the explore rule must record while acting
     collect_steps: int = 1  # vector steps between update phases
     sequences: bool = False  # yields env columns in time order (what a recurrent head trains on)
+    env_steps: int = 0  # the run's env steps so far, every rank's (the collector sets it before each add)
 
     def add(self, step: dict[str, np.ndarray]) -> None:  # pragma: no cover
         raise NotImplementedError

@@ -2,7 +2,8 @@
 
 P(i) = p_i^alpha / sum_k p_k^alpha, with p_i = |td_error_i| + eps once the loss has seen sample i
 (new transitions get the largest priority so far). Importance weights
-w_i = (N * P(i))^-beta / max_j w_j correct the bias; beta anneals linearly to 1 over the run.
+w_i = (N * P(i))^-beta / max_j w_j correct the bias; beta anneals linearly to 1 over the run (its env
+steps, every rank's: ``env_steps``, set by the collector).
 """
 
 from __future__ import annotations
@@ -56,7 +57,6 @@ class PrioritizedReplay(UniformReplay):
         self.alpha, self.beta0, self.eps, self.total_env_steps = alpha, beta, eps, total_env_steps
         self.tree = SumTree(self.store.rows * num_envs)
         self.max_priority = 1.0
-        self.env_steps = 0
 
     def beta(self) -> float:
         return self.beta0 + (1.0 - self.beta0) * min(1.0, self.env_steps / self.total_env_steps)
@@ -71,7 +71,6 @@ class PrioritizedReplay(UniformReplay):
             rows.append(self._row(row))
             priorities.append(torch.zeros(self.num_envs, dtype=torch.float64))
         self.store.add(step)
-        self.env_steps += self.num_envs
         if self.store.size >= self.n_step:  # the row n-1 steps back now has its whole n-step window
             rows.append(self._row((row - self.n_step + 1) % self.store.rows))
             priorities.append(torch.full((self.num_envs,), self.max_priority, dtype=torch.float64))
@@ -95,17 +94,13 @@ class PrioritizedReplay(UniformReplay):
         return batch
 
     def state_dict(self) -> dict:
-        tree = {
-            "tree": torch.from_numpy(self.tree.tree.copy()),
-            "max_priority": self.max_priority,
-            "env_steps": self.env_steps,
-        }
+        tree = {"tree": torch.from_numpy(self.tree.tree.copy()), "max_priority": self.max_priority}
         return {**super().state_dict(), **tree}
 
     def load_state_dict(self, state: dict) -> None:
         super().load_state_dict(state)
         self.tree.tree[:] = state["tree"].numpy()
-        self.max_priority, self.env_steps = state["max_priority"], state["env_steps"]
+        self.max_priority = state["max_priority"]  # its env_steps, in older checkpoints: the collector's clock now
 
     def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
         priority = (out["td_error"].detach().cpu().abs().double() + self.eps) ** self.alpha

@@ -11,7 +11,7 @@ import torch
 from rlfw.env.snapshot import NotRestorable, restore, snapshot
 from rlfw.env.spec import env_action
 from rlfw.explore.act import act
-from rlfw.network.memory import Stepping, recurrent
+from rlfw.network.driver import driver
 from rlfw.network.normalize import normalizers
 from rlfw.run.timings import Timings
 
@@ -25,9 +25,7 @@ class Collector:
         self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
         self.to_env = env_action(envs.single_action_space)
         self.normalizers = normalizers(net)  # network.normalize_obs: statistics of what the policy acts on
-        # a recurrent head: each env's state, carried from step to step and zeroed where an episode ends
-        self.memory = Stepping(net, self.num_envs, device) if recurrent(net) else None
-        self.policy = net if self.memory is None else self.memory
+        self.policy = driver(net, self.num_envs, device)  # what acting carries between steps (a recurrent state)
         self.env_steps = 0
         self.episode_return = np.zeros(self.num_envs)
         self.episode_length = np.zeros(self.num_envs, dtype=np.int64)
@@ -57,11 +55,9 @@ class Collector:
         start = perf_counter()
         for norm in self.normalizers:
             norm.update(obs)
-        carried = {} if self.memory is None else self._carried()
+        before = self.policy.before()
         action, extras = act(self.policy, self.explore, obs, self.env_steps, self.device, self.num_actions)
         acted = perf_counter()
-        if self.memory is not None:
-            carried["next_state"] = self.memory.state.numpy(force=True)
         next_obs, reward, terminated, truncated, info = self.envs.step(self.to_env(action))
         self.timings.act += acted - start
         self.timings.env += perf_counter() - acted
@@ -71,6 +67,8 @@ class Collector:
         if ended:  # an episode ended: its true last observation is in info
             final = next_obs.copy()
             final[done] = np.stack(info["final_obs"][done])
+        self.env_steps += self.num_envs * self.world
+        self.replay.env_steps = self.env_steps  # the one clock: what annealing parts read, all ranks counted
         self.replay.add(
             {
                 "obs": obs,
@@ -80,24 +78,13 @@ class Collector:
                 "terminated": terminated,
                 "truncated": truncated,
                 **extras,
-                **carried,
+                **before,
+                **self.policy.after(),
             }
         )
-        if self.memory is not None:
-            self.memory.ended(done)
+        self.policy.ended(done)
         self.obs = next_obs
-        self.env_steps += self.num_envs * self.world
         self._track_episodes(reward, done, ended)
-
-    def _carried(self) -> dict[str, np.ndarray]:
-        """What a recurrent policy's step records before it acts: each env's state and whether its
-        episode starts here (after acting, ``next_state``: the rollout unrolls from a column's first state
-        and bootstraps V from the states after episodes' and the rollout's last steps)."""
-        assert self.memory is not None
-        return {
-            "state": self.memory.state.numpy(force=True),
-            "episode_start": self.memory.starts.numpy(force=True),
-        }
 
     def recent(self, episodes: int = 20) -> tuple[list[float], list[int]]:
         """Returns and lengths of the last ``episodes`` training episodes."""
@@ -119,7 +106,7 @@ class Collector:
             "episode_length": torch.from_numpy(self.episode_length.copy()),
             "recent_returns": list(self.recent_returns),
             "recent_lengths": list(self.recent_lengths),
-            "memory": None if self.memory is None else self.memory.state_dict(),
+            "memory": self.policy.state_dict(),
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -132,8 +119,7 @@ class Collector:
             self.replay.end_episodes()
             return
         restore(self.envs, state["envs"])
-        if self.memory is not None:
-            self.memory.load_state_dict(state["memory"])
+        self.policy.load_state_dict(state["memory"])
         self.obs = state["obs"].numpy()
         self.episode_return = state["episode_return"].numpy().copy()
         self.episode_length = state["episode_length"].numpy().copy()

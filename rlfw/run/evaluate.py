@@ -11,7 +11,7 @@ from torch import nn
 
 from rlfw.env.spec import env_action
 from rlfw.explore.act import GREEDY, act
-from rlfw.network.memory import Stepping, recurrent
+from rlfw.network.driver import Driver, driver
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
 Policy = Callable[[np.ndarray], np.ndarray]  # a batch of observations -> their actions
@@ -22,19 +22,19 @@ def never() -> bool:
 
 
 def greedy(net: nn.Module, device: torch.device) -> Policy:
-    """The network's greedy actions, as numpy, for numpy observations. A recurrent network remembers
-    each env's steps from the first call on: one policy per ``evaluate``, which plays one episode per env."""
-    memory: Stepping | None = None
+    """The network's greedy actions, as numpy, for numpy observations. Its driver (a recurrent network's
+    memory of each env's steps) is made at the first call: one policy per ``evaluate``, which plays one
+    episode per env."""
+    acting: Driver | None = None
 
     def policy(obs: np.ndarray) -> np.ndarray:
-        nonlocal memory
-        if recurrent(net) and memory is None:
-            memory = Stepping(net, len(obs), device)
+        nonlocal acting
+        acting = acting or driver(net, len(obs), device)
         training = net.training
         net.eval()  # the mean weights of noisy layers
         try:
             with torch.inference_mode():
-                return act(net if memory is None else memory, GREEDY, obs, device=device)[0]
+                return act(acting, GREEDY, obs, device=device)[0]
         finally:
             net.train(training)
 

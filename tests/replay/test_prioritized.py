@@ -60,7 +60,7 @@ def test_priorities_follow_td_errors_and_weights_correct_them():
     torch.testing.assert_close(b.weight, expected.float())
 
 
-def test_beta_anneals_to_one():
+def test_beta_anneals_to_one_over_the_runs_env_steps():
     r = PrioritizedReplay(
         spec=spec(obs_dim=1),
         num_envs=2,
@@ -74,6 +74,10 @@ def test_beta_anneals_to_one():
     assert r.beta() == 0.4
     for i in range(5):
         r.add(step(i, num_envs=2))
+    assert r.beta() == 0.4  # it reads the run's clock, which the collector keeps (tests/run/test_collector.py)
+    r.env_steps = 5
+    assert r.beta() == 0.7
+    r.env_steps = 10
     assert r.beta() == 1.0
 
 

@@ -72,3 +72,16 @@ def test_box_actions_enter_the_env_clipped_and_the_replay_keeps_them_as_sampled(
     sampled, entered = np.concatenate(stored), np.concatenate(stepped)
     assert np.abs(sampled).max() > 2  # std e^1.5: many samples fall outside [-2, 2]
     assert np.array_equal(entered, np.clip(sampled, -2, 2))
+
+
+def test_prioritized_replay_anneals_beta_over_every_ranks_env_steps():
+    """Under trainer.strategy=ddp each rank steps its own envs and keeps its own replay; the run's clock
+    counts all ranks' env steps, so beta reaches 1 when the run ends, not at 0.7 (this rank's half)."""
+    env = build("env", {"name": "gym", "id": "CartPole-v1"}, "env")
+    run = {"spec": env.spec, "num_envs": 2, "gamma": 0.99, "total_env_steps": 400}
+    replay = build("replay", {"name": "prioritized", "capacity": 1000, "learning_starts": 10}, "replay", **run)
+    explore = EpsilonGreedy(start=1.0, end=1.0)
+    collector = Collector(env.make(2), None, explore, replay, 0, torch.device("cpu"), world=2)
+    collector.collect(1000, limit=400)  # this rank's 200 env steps, and the other rank's 200
+    assert collector.env_steps == 400
+    assert replay.beta() == 1.0
