@@ -10,6 +10,7 @@ episodes in a window, one after another.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 
@@ -47,6 +48,19 @@ def play(agent: Agent, args: Play) -> tuple[np.ndarray, np.ndarray]:
     return result
 
 
+def require_display(render: str) -> None:
+    """A ``human`` window needs a display; on Linux without one, pygame draws to nothing and says nothing."""
+    if (
+        render == "human"
+        and sys.platform.startswith("linux")
+        and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    ):
+        raise ConfigError(
+            "render='human': no display here (DISPLAY and WAYLAND_DISPLAY are unset), so no window can open;"
+            " video=true writes play.mp4 instead"
+        )
+
+
 def line(name: str, values: np.ndarray) -> str:
     from rliable.metrics import aggregate_iqm
 
@@ -62,6 +76,7 @@ def main(argv: list[str] | None = None) -> None:
         agent = load(path, args.which, args.device)
         if args.render is not None:
             agent.env.render_env(args.render)[0].close()  # an env that cannot render so says it now
+            require_display(args.render)
         returns, lengths = play(agent, args)
     except ConfigError as err:
         fail("rlfw.play", err)

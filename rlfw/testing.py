@@ -27,7 +27,7 @@ from rlfw.config.check import contracts
 from rlfw.env.spec import EnvSpec
 from rlfw.explore.act import act
 from rlfw.network import build_network
-from rlfw.network.driver import Stepping
+from rlfw.network.driver import Stepping, driver
 from rlfw.network.memory import recurrent
 from rlfw.registry import build, lookup, options
 
@@ -170,7 +170,8 @@ def check_explore(name: str, **values) -> None:
             field("obs", spec=spec),
         )
         for env_step in (0, 10**7):
-            action, extras = act(net, explore, obs, env_step, num_actions=getattr(spec.action_space, "n", None))
+            acting = driver(net, N)  # acting goes through the network's driver, as the collector's does
+            action, extras = act(acting, explore, obs, env_step, num_actions=getattr(spec.action_space, "n", None))
             assert_actions(f"explore={name}: actions", action, spec)
             assert set(extras) == set(explore.extras), (
                 f"explore={name} declares extras {sorted(explore.extras)}, returns {sorted(extras)}"

@@ -14,13 +14,16 @@ import sys
 from pathlib import Path
 
 from rlfw.compare.plot import plot
-from rlfw.compare.runs import find_runs, group, variant_keys
+from rlfw.compare.runs import find_runs, group, mixed_envs, variant_keys
 from rlfw.compare.table import table, write_table
 from rlfw.errors import ConfigError
 
 
 def compare(paths: list[str], by: list[str] | None, x: str, out: Path) -> str:
     runs = find_runs(paths)
+    note = mixed_envs(runs)
+    if note:
+        print(note, file=sys.stderr)
     if by:
         unknown = [k for k in by if all(r.value(k) is None for r in runs)]
         if unknown:
@@ -32,7 +35,7 @@ def compare(paths: list[str], by: list[str] | None, x: str, out: Path) -> str:
     return text
 
 
-def main(argv: list[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m rlfw.compare", description=__doc__.split("\n\n")[1].replace("\n", " ").replace("``", "")
     )
@@ -40,7 +43,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--by", nargs="+", metavar="KEY", help="group by these keys (default: the keys that differ)")
     parser.add_argument("--x", choices=["env_steps", "wall_seconds"], default="env_steps", help="the curve's x axis")
     parser.add_argument("--out", type=Path, default=Path("."), help="where compare.png/.md/.csv go (default: here)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
     try:
         text = compare(args.paths, args.by, args.x, args.out)
     except ConfigError as err:

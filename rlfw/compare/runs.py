@@ -89,6 +89,17 @@ def variant_keys(runs: list[Run]) -> list[str]:
     return keys
 
 
+def mixed_envs(runs: list[Run]) -> str | None:
+    """A note when the runs are on more than one env: their returns are on different scales."""
+    envs = sorted({str(r.summary["env"]) for r in runs if r.summary.get("env")})
+    if len(envs) < 2:
+        return None
+    return (
+        f"note: these runs are on {len(envs)} envs ({', '.join(envs)}): each env's returns are on its own scale,"
+        " so the pooled figures mix them; compare one env at a time"
+    )
+
+
 def group(runs: list[Run], by: list[str] | None = None) -> dict[str, list[Run]]:
     """Runs by variant label (``algo=dqn,replay.n_step=3``), in first-seen order."""
     keys = by or variant_keys(runs)

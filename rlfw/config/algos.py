@@ -12,10 +12,15 @@ from rlfw.plugins import config_dirs
 from rlfw.registry import names, options
 
 
-def algo_files() -> dict[str, Path]:
-    """Every algo's yaml by name; rlfw's own first, then the plugins'."""
+def group_files(group: str) -> dict[str, Path]:
+    """Every yaml option of a config group (``algo``, ``env``, ``network/head``) by name, rlfw's and
+    the installed plugins'; where both have one, rlfw's."""
     folders = [Path(config_dir()), *config_dirs().values()]
-    return {f.stem: f for folder in reversed(folders) for f in sorted((folder / "algo").glob("*.yaml"))}
+    return {f.stem: f for folder in reversed(folders) for f in sorted((folder / group).glob("*.yaml"))}
+
+
+def algo_files() -> dict[str, Path]:
+    return group_files("algo")
 
 
 def head_of(algo: str, files: dict[str, Path], seen: frozenset[str] = frozenset()) -> str | None:

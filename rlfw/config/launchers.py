@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 from omegaconf import DictConfig, open_dict
@@ -32,6 +33,17 @@ def workers(hydra_cfg: DictConfig) -> int:
     if target.endswith(".RayLauncher") and launcher.ray.init.get("address") is None:
         return max(1, cores() // (launcher.ray.remote.get("num_cpus") or 1))
     return 1
+
+
+def require_slurm(hydra_cfg: DictConfig) -> None:
+    """submitit's Slurm launcher submits with ``sbatch``: without Slurm it fails after the sweep folder
+    is written, in a traceback; say so before."""
+    launcher: Any = hydra_cfg.get("launcher") or {}
+    if str(launcher.get("_target_", "")).endswith(".SlurmLauncher") and shutil.which("sbatch") is None:
+        raise ConfigError(
+            "hydra/launcher=submitit_slurm: Slurm's sbatch is not on this machine's PATH; run the sweep from a"
+            " Slurm login node, or run its jobs here with hydra/launcher=submitit_local"
+        )
 
 
 def join_ray_cluster(hydra_cfg: DictConfig) -> None:

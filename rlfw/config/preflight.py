@@ -22,7 +22,7 @@ from omegaconf.errors import OmegaConfBaseException
 from rlfw.config import restart
 from rlfw.config.check import check_config
 from rlfw.config.job import Job
-from rlfw.config.launchers import join_ray_cluster, split_cores, workers
+from rlfw.config.launchers import join_ray_cluster, require_slurm, split_cores, workers
 from rlfw.config.path import config_dir
 from rlfw.config.report import CONFIG_ERRORS, fail
 from rlfw.config.sweep_folder import BASIC_SWEEPER, check_sweep_folder
@@ -146,6 +146,7 @@ class Preflight(Callback):
             if sweep.is_dir():
                 own(sweep, "hydra.sweep.dir")
             check_sweep_folder(config)
+            require_slurm(config.hydra)
             join_ray_cluster(config.hydra)
             check_sweep(config, config_name)
             own(sweep, "hydra.sweep.dir")

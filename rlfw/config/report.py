@@ -15,7 +15,8 @@ from rlfw.config import schema
 from rlfw.config.launchers import install_hint
 from rlfw.config.path import config_dir
 from rlfw.errors import ConfigError
-from rlfw.values import suggest
+from rlfw.registry import GROUPS, options
+from rlfw.values import parameters, suggest
 
 GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic"
 # What a config can raise before training: rlfw's checks, Hydra's composition, OmegaConf's resolution,
@@ -30,12 +31,33 @@ def fail(err: Exception) -> NoReturn:
     sys.exit(2)
 
 
+def nested(name: str) -> str:
+    """`` (did you mean optim.lr?)`` for a top-level ``lr``: the options' keys of that name, by config path."""
+    paths = sorted(
+        {f"{path}.{name}" for path, kind in GROUPS.items() for cls in options(kind).values() if name in parameters(cls)}
+    )
+    return f" (did you mean {' or '.join(paths)}?)" if paths else ""
+
+
+def chosen_by(group: str, name: str) -> str | None:
+    """The command line's override whose option picks ``group=name`` in its yaml defaults, as typed."""
+    for arg in sys.argv[1:]:
+        option_group, sep, option = arg.lstrip("+~").partition("=")
+        file = Path(config_dir()) / option_group / f"{option}.yaml"
+        if sep and file.is_file() and f"override /{group}: {name}" in file.read_text():
+            return arg
+    return None
+
+
 def one_line(err: Exception) -> str:
     if isinstance(err, ConfigError):
         return str(err)
     if isinstance(err, MissingConfigException) and err.options is not None and err.missing_cfg_file:
         group, _, name = err.missing_cfg_file.rpartition("/")
         options = list(err.options)
+        by = chosen_by(group, name)
+        if by and install_hint(group, name):  # search=ppo_cartpole picks hydra/sweeper=rlfw_optuna
+            return f"{by} needs {group}={name}{install_hint(group, name)}"
         return f"{group}={name}: no such option{suggest(name, options)}; valid: {', '.join(options)}{install_hint(group, name)}"
     unlisted = re.search(r"Could not load '([\w/]+)/([^']+)'", str(err))  # one name of a list: logger=[wandb,nope]
     if isinstance(err, MissingConfigException) and unlisted:
@@ -50,7 +72,8 @@ def one_line(err: Exception) -> str:
         parent, _, name = missing.group(1).rpartition(".")
         node = schema.NODES.get(parent)
         keys = [f.name for f in dataclasses.fields(node) if f.name != name] if node else []
-        return f"{missing.group(1)}: no such key in the config{suggest(name, keys)}; to add a key, prefix it with +"
+        hint = suggest(name, keys) or nested(name) if not parent else suggest(name, keys)
+        return f"{missing.group(1)}: no such key in the config{hint}; to add a key, prefix it with +"
     if text.startswith("Config group override must be a string or a list"):  # group=null, network=5, ...
         # Hydra does not say which override: name those that set a whole node to something not an option name.
         suspects = [a for a in sys.argv[1:] if re.fullmatch(r"[\w/]+=(null|(?![A-Za-z_][\w-]*$).*)", a)]

@@ -1,13 +1,18 @@
 """``python -m rlfw.plugins``: every registered option per kind, where it comes from, its keys with
-types and defaults, and what the fit checks read (needs, outputs, batch fields, extras)."""
+types and defaults, and what the fit checks read (needs, outputs, batch fields, extras); then the
+yaml-only config groups (algo, env presets, logger, search, ablate, tuned) with each option's summary."""
 
 from __future__ import annotations
 
 import inspect
+import re
+import textwrap
 import typing
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
+from rlfw.config.algos import group_files
 from rlfw.plugins import distribution, plugin_entry_points
 from rlfw.registry import CONF_DIRS, KINDS, RUN_CONTEXT, options
 from rlfw.values import parameters, type_name
@@ -55,6 +60,29 @@ def source(kind: str, name: str) -> str:
     return distribution(kind, name) or f"rlfw {version('rlfw')}"
 
 
+# The config groups that are yaml only: each option sets values or picks options of the kinds above.
+YAML_GROUPS = {
+    "algo": "an algorithm: a set of choices among the kinds above",
+    "env": "env presets: the env kind's options with their values (env=gym env.id=<id> takes any gymnasium id)",
+    "logger": "where metrics go besides metrics.csv (logger=[wandb,tensorboard] for both)",
+    "search": "Optuna search spaces: python -m rlfw -m search=<name>",
+    "ablate": "Rainbow's ablation: one of its parts set back (algo=rainbow ablate=<name>)",
+    "tuned": "tuned values, applied by themselves when algo and env match (conf/tuned/<algo>_<env>.yaml)",
+}
+
+
+def summary(file: Path, width: int = 110) -> str:
+    """The first sentence of a yaml option's opening comment (Hydra's directives left out), cut to ``width``."""
+    comment = []
+    for line in file.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        if not line.startswith("# @package"):
+            comment.append(line.lstrip("#").strip())
+    sentence = re.split(r"(?<! al)\. ", " ".join(comment))[0].rstrip(".")  # not at "Mnih et al. 2015"
+    return sentence if len(sentence) <= width else sentence[: width - 3].rsplit(" ", 1)[0] + " ..."
+
+
 def main() -> None:
     for kind in KINDS:
         print(f"{kind}  (conf/{CONF_DIRS[kind]}/, override: {CONF_DIRS[kind]}=<name>)")
@@ -63,6 +91,15 @@ def main() -> None:
             print(f"      keys: {keys(cls, kind)}")
             if contract(cls):
                 print(f"      {contract(cls)}")
+        print()
+    for group, what in YAML_GROUPS.items():
+        how = "" if group == "tuned" else f", override: {group}=<name>"
+        print(f"{group}  (conf/{group}/{how}): {what}")
+        files = group_files(group)
+        if group == "tuned":  # some 50 files, each named by what it applies to
+            print(textwrap.fill(", ".join(sorted(files)), 100, initial_indent="  ", subsequent_indent="  "))
+        for name, file in sorted(files.items()) if group != "tuned" else ():
+            print(f"  {name}: {summary(file)}" if summary(file) else f"  {name}")
         print()
     installed = ", ".join(f"{ep.name} ({ep.value})" for ep in plugin_entry_points()) or "none"
     print(f"installed plugins (entry point group rlfw.plugins): {installed}")

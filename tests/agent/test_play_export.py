@@ -32,6 +32,17 @@ def test_play_episodes_seed_sampling_and_a_video(runs, capsys):
     assert (runs["catch"] / "play.mp4").stat().st_size > 0
 
 
+def test_play_in_a_window_without_a_display_is_refused_in_one_line(runs, capsys, monkeypatch):
+    monkeypatch.setattr("sys.platform", "linux")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(SystemExit) as stop:
+        play_main([str(runs["ppo"]), "render=human"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and len(err.splitlines()) == 1
+    assert err.startswith("rlfw.play: render='human': no display here") and "video=true" in err
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

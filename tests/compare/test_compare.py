@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rlfw.compare.plot import curves
-from rlfw.compare.runs import Run, find_runs, group
+from rlfw.compare.runs import Run, find_runs, group, mixed_envs
 from rlfw.compare.stats import iqm_interval, row
 from tests.helpers import run
 
@@ -60,6 +60,16 @@ def test_runs_group_by_the_overrides_that_differ_seeds_pooled():
     runs.append(fake("3", ["algo=ppo", "seed=1", "total_env_steps=9", "resume=auto"], [(1, 1, 0.0)]))
     assert {k: len(v) for k, v in group(runs).items()} == {"algo=dqn": 2, "algo=ppo": 2}
     assert list(group(runs, ["seed"])) == ["seed=0", "seed=1"]
+
+
+def test_runs_on_several_envs_get_a_note_runs_on_one_none():
+    one = [fake("a", [], [(1, 1, 0.0)]), fake("b", [], [(1, 1, 0.0)])]
+    assert mixed_envs(one) is None
+    one[1].summary["env"] = "Other-v0"
+    assert mixed_envs(one) == (
+        "note: these runs are on 2 envs (Fake-v0, Other-v0): each env's returns are on its own scale, so the"
+        " pooled figures mix them; compare one env at a time"
+    )
 
 
 @pytest.fixture(scope="module")

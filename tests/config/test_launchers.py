@@ -12,7 +12,7 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
-from rlfw.config.launchers import install_hint, split_cores, workers
+from rlfw.config.launchers import install_hint, require_slurm, split_cores, workers
 from rlfw.errors import ConfigError
 from rlfw.machine import cores
 from tests.helpers import config, run_cli, run_in_process
@@ -55,6 +55,22 @@ def test_each_worker_gets_its_share_of_the_cores():
 def test_a_missing_plugin_names_its_extra():
     assert install_hint("hydra/launcher", "submitit_slurm") == "; it comes with an extra: pip install 'rlfw[slurm]'"
     assert install_hint("hydra/sweeper", "optuna").endswith("'rlfw[optuna]'") and install_hint("env", "pong") == ""
+
+
+def test_a_plugin_another_option_picks_is_named_by_what_the_user_typed(monkeypatch):
+    """Without the optuna extra, search=ppo_cartpole fails on the sweeper its yaml picks: the line names
+    the override the user typed, not only a sweeper they never chose."""
+    from hydra.errors import MissingConfigException
+
+    from rlfw.config.report import one_line
+
+    monkeypatch.setattr("sys.argv", ["rlfw", "-m", "search=ppo_cartpole"])
+    err = MissingConfigException("missing", missing_cfg_file="hydra/sweeper/rlfw_optuna", options=["basic"])
+    assert one_line(err) == (
+        "search=ppo_cartpole needs hydra/sweeper=rlfw_optuna; it comes with an extra: pip install 'rlfw[optuna]'"
+    )
+    monkeypatch.setattr("sys.argv", ["rlfw", "-m", "hydra/sweeper=rlfw_optuna"])
+    assert one_line(err).startswith("hydra/sweeper=rlfw_optuna: no such option; valid: basic;")
 
 
 def test_a_joblib_sweep_runs_its_jobs_side_by_side_on_a_share_of_the_cores(tmp_path):
@@ -210,3 +226,14 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_the_slurm_launcher_without_slurm_is_refused_in_one_line_naming_the_local_one(monkeypatch):
+    slurm = OmegaConf.create(
+        {"launcher": {"_target_": "hydra_plugins.hydra_submitit_launcher.submitit_launcher.SlurmLauncher"}}
+    )
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    with pytest.raises(ConfigError, match=r"sbatch is not on this machine's PATH.*hydra/launcher=submitit_local"):
+        require_slurm(slurm)
+    monkeypatch.setattr("shutil.which", lambda name: f"/usr/bin/{name}")
+    require_slurm(slurm)  # a login node: on to submitit
