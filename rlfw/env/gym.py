@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Sequence
 
 import gymnasium as gym
@@ -64,6 +65,9 @@ class GymEnv:
 
     def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:
         """One env that renders (``rgb_array`` frames, or a ``human`` window), and its frame rate."""
+        # pygame's init opens SDL's audio too, which on a headless Linux prints an XDG_RUNTIME_DIR error
+        # line; rlfw plays no sound (a user's own SDL_AUDIODRIVER wins)
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
         env = gym.make(self.id, render_mode=render_mode, **self.kwargs)
         return env, env.metadata.get("render_fps") or 30
 
