@@ -15,7 +15,7 @@ from rlfw.config import schema
 from rlfw.config.launchers import install_hint
 from rlfw.config.path import config_dir
 from rlfw.errors import ConfigError
-from rlfw.registry import GROUPS, options
+from rlfw.registry import GROUPS, RUN_CONTEXT, options
 from rlfw.values import parameters, suggest
 
 GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic"
@@ -34,7 +34,10 @@ def fail(err: Exception) -> NoReturn:
 def nested(name: str) -> str:
     """`` (did you mean optim.lr?)`` for a top-level ``lr``: the options' keys of that name, by config path."""
     paths = sorted(
-        {f"{path}.{name}" for path, kind in GROUPS.items() for cls in options(kind).values() if name in parameters(cls)}
+        f"{path}.{name}"
+        for path, kind in GROUPS.items()
+        if name not in RUN_CONTEXT.get(kind, set())  # what the run hands a constructor (spec) is no key
+        and any(name in parameters(cls) for cls in options(kind).values())
     )
     return f" (did you mean {' or '.join(paths)}?)" if paths else ""
 
@@ -72,7 +75,7 @@ def one_line(err: Exception) -> str:
         parent, _, name = missing.group(1).rpartition(".")
         node = schema.NODES.get(parent)
         keys = [f.name for f in dataclasses.fields(node) if f.name != name] if node else []
-        hint = suggest(name, keys) or nested(name) if not parent else suggest(name, keys)
+        hint = suggest(name, keys) or (nested(name) if not parent else "")
         return f"{missing.group(1)}: no such key in the config{hint}; to add a key, prefix it with +"
     if text.startswith("Config group override must be a string or a list"):  # group=null, network=5, ...
         # Hydra does not say which override: name those that set a whole node to something not an option name.
