@@ -65,9 +65,8 @@ class GymEnv:
 
     def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:
         """One env that renders (``rgb_array`` frames, or a ``human`` window), and its frame rate."""
-        # pygame's init opens SDL's audio too, which on a headless Linux prints an XDG_RUNTIME_DIR error
-        # line; rlfw plays no sound (a user's own SDL_AUDIODRIVER wins)
-        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+        if render_mode == "rgb_array":  # frames drawn off-screen: SDL's video driver, looking for a display,
+            os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # prints an XDG_RUNTIME_DIR error line headless
         env = gym.make(self.id, render_mode=render_mode, **self.kwargs)
         return env, env.metadata.get("render_fps") or 30
 
