@@ -120,6 +120,10 @@ BAD = [
     ),
     (["-m", "seed=0,1", "replay.n_stepz=1,2"], "replay.n_stepz: no such key in the config"),
     (
+        ["-m", "algo=dqn,double_dqn", "replay.learning_starts=500"],  # the default algo's replay has no such key
+        "replay.learning_starts: no such key in the config; to add a key, prefix it with + (in a sweep, ++ sets",
+    ),
+    (
         ["algo=dqn", "env=pong", "replay.capacity=100_000_000"],
         "replay.capacity=100000000: the buffer (7,527 bytes a transition) needs 701.0 GiB",
     ),

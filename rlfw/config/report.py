@@ -19,6 +19,7 @@ from rlfw.registry import GROUPS, RUN_CONTEXT, options
 from rlfw.values import parameters, suggest
 
 GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic"
+MULTIRUN = {"-m", "--multirun"}
 # What a config can raise before training: rlfw's checks, Hydra's composition, OmegaConf's resolution,
 # and the TypeError/ValueError a constructor or library raises on a value it cannot take.
 CONFIG_ERRORS = (ConfigError, HydraException, OmegaConfBaseException, ValueError, TypeError)
@@ -76,7 +77,10 @@ def one_line(err: Exception) -> str:
         node = schema.NODES.get(parent)
         keys = [f.name for f in dataclasses.fields(node) if f.name != name] if node else []
         hint = suggest(name, keys) or (nested(name) if not parent else "")
-        return f"{missing.group(1)}: no such key in the config{hint}; to add a key, prefix it with +"
+        # a sweep composes its primary config first: a key only the swept options have (algo=dqn,double_dqn
+        # replay.learning_starts=500, where the default algo's replay has none) is missing there
+        sweep = " (in a sweep, ++ sets a key that only the swept options have)" if MULTIRUN & set(sys.argv) else ""
+        return f"{missing.group(1)}: no such key in the config{hint}; to add a key, prefix it with +{sweep}"
     if text.startswith("Config group override must be a string or a list"):  # group=null, network=5, ...
         # Hydra does not say which override: name those that set a whole node to something not an option name.
         suspects = [a for a in sys.argv[1:] if re.fullmatch(r"[\w/]+=(null|(?![A-Za-z_][\w-]*$).*)", a)]
