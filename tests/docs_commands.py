@@ -90,3 +90,7 @@ def command(file: str, line: int, words: list[str], said: str | None = None) -> 
 
 
 COMMANDS = [c for file in DOCS for c in commands_in(file)]
+_first: dict[tuple, Command] = {}
+for _c in COMMANDS:
+    _first.setdefault((_c.program, _c.argv, _c.said), _c)
+DISTINCT = list(_first.values())  # each command once (the README and docs/index.md share several), where first shown

@@ -10,19 +10,23 @@ clone as a user would.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
 from rlfw.agent.arguments import parse
 from rlfw.compare import parser as compare_parser
+from rlfw.config.preflight import composed
 from rlfw.export import Export
 from rlfw.play import Play
-from tests.docs_commands import COMMANDS, Command
+from tests.docs_commands import COMMANDS, DISTINCT, PLACEHOLDER, Command
 from tests.helpers import ROOT, run_in_process
 
 EXTRAS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
@@ -59,7 +63,7 @@ def test_the_docs_hold_the_commands_this_file_checks():
     assert {c.file for c in COMMANDS} >= {"README.md", "docs/index.md", "docs/guide/agents.md"}
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=[c.id for c in COMMANDS])
+@pytest.mark.parametrize("command", DISTINCT, ids=[c.id for c in DISTINCT])
 def test_a_documented_command_composes_and_passes_rlfws_checks(
     command: Command, tmp_path, monkeypatch, capsys, dry_run
 ):
@@ -116,3 +120,89 @@ def test_the_docs_build_fails_on_a_link_to_a_missing_anchor(tmp_path):
     build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")]
     result = subprocess.run(build, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.returncode != 0 and "no-such-anchor" in result.stderr, result.stderr[-2000:]
+
+
+@pytest.mark.docs
+def test_every_documented_command_runs_for_real(tmp_path):
+    """``-m docs``: each command in the docs' order, from one working folder outside the clone (a later
+    command reads what an earlier one wrote: ``outputs/my_ppo``, the last sweep's folder), each a real
+    process with its budget lowered (``lowered``), on a headless machine's environment. It ends as its
+    docs say: exit code 0, or the documented one-line refusal."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    failed = []
+    for command in COMMANDS:
+        if command.program == "pip":  # the extras are checked by the dry run; this venv has them all
+            continue
+        argv = with_overrides(real_arguments(command, work), lowered(command))
+        result = subprocess.run(
+            [sys.executable, "-m", command.program, *argv],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            env=env,
+        )
+        refusal = command.said or refused_here(argv)
+        if refusal is not None:
+            ok = result.returncode == 2 and refusal.split("...")[0].strip() in result.stderr
+        else:
+            ok = result.returncode == 0 and "Traceback" not in result.stderr
+        if not ok:
+            failed.append(
+                f"{command}\n  as run: {shlex.join(argv)}\n  exit {result.returncode}: {result.stderr[-1500:]}"
+            )
+    assert not failed, "\n\n".join(failed)
+
+
+def with_overrides(argv: list[str], overrides: list[str]) -> list[str]:
+    """``argv`` with each of ``overrides`` in place of the argument that sets the same key, else after it
+    (Hydra refuses a key set twice)."""
+    keys = {o.split("=", 1)[0]: o for o in overrides}
+    replaced = [keys.pop(a.split("=", 1)[0], a) for a in argv]
+    return [*replaced, *keys.values()]
+
+
+def refused_here(argv: list[str]) -> str | None:
+    """What a command the docs show ends in on this machine: a window with no display, Slurm without sbatch."""
+    if "render=human" in argv and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "render='human': no display here"
+    if "hydra/launcher=submitit_slurm" in argv and shutil.which("sbatch") is None:
+        return "hydra/launcher=submitit_slurm: Slurm's sbatch is not on this machine's PATH"
+    return None
+
+
+def real_arguments(command: Command, work: Path) -> list[str]:
+    """The arguments with placeholders filled: a folder to run in (``hydra.run.dir=<run>``,
+    ``hydra.sweep.dir=<sweep>``) is a new one, so ``resume=auto`` starts there; a folder to read
+    (``rlfw.compare outputs/multirun/<time>``) is the newest sweep the commands before made."""
+    sweeps = sorted((work / "outputs/multirun").glob("*"), key=lambda p: p.stat().st_mtime)
+    filled = []
+    for arg in command.argv:
+        if arg.startswith(("hydra.run.dir=", "hydra.sweep.dir=")):
+            arg = PLACEHOLDER.sub(f"new_{command.line}", arg)
+        elif sweeps:
+            arg = PLACEHOLDER.sub(sweeps[-1].name if "multirun/<" in arg else str(sweeps[-1].relative_to(work)), arg)
+        filled.append(arg)
+    return filled
+
+
+def lowered(command: Command) -> list[str]:
+    """Overrides that shorten a training command: a budget of one rollout (at least 2,048 env steps), two
+    eval episodes, off-policy replays that learn from step 500 in a small buffer, two Optuna trials."""
+    if command.program != "rlfw" or "--cfg" in command.argv or command.said is not None:
+        return []  # not a training command, or one its docs show refused
+    first = [a.split(",")[0] for a in command.argv if "=" in a and not a.startswith(("hydra", "search="))]
+    for search in (a.removeprefix("search=") for a in command.argv if a.startswith("search=")):
+        text = (ROOT / f"conf/search/{search}.yaml").read_text()  # the algo and env its yaml picks
+        first += [f"{group}={name}" for group, name in re.findall(r"override /(algo|env): (\w+)", text)]
+    cfg = composed(*first)
+    replay = cfg["replay"]
+    budget = max(2048, replay["num_steps"] * cfg["num_envs"]) if replay["name"] == "rollout" else 2048
+    extra = [f"total_env_steps={budget}", f"eval.every={budget}", "eval.episodes=2"]
+    if replay["name"] != "rollout":  # ++: in a sweep over algos, the primary config's replay may lack them
+        extra += ["++replay.learning_starts=500", "++replay.capacity=10000"]
+    if any(a.startswith("search=") for a in command.argv):
+        extra.append("hydra.sweeper.n_trials=2")
+    return extra
