@@ -1,11 +1,11 @@
 """Every shell command in the README, ``docs/index.md`` and ``docs/guide/*.md`` is checked as written.
 
-By default each is a dry run in this process, a fraction of a second: ``python -m rlfw ...`` composes
-and passes every check a run makes before training (``dry_run`` stops it there); ``rlfw.play``,
-``rlfw.export`` and ``rlfw.compare`` parse their arguments; ``pip install -e ".[x]"`` names extras that
-exist; a transcript's documented error is the one rlfw prints. ``python -m pytest -m docs`` runs each
-command for real instead, with budgets lowered (``tests/docs_commands.py``), from a folder outside the
-clone as a user would.
+By default each is a dry run in this process (a second or two; a sweep's every job is checked):
+``python -m rlfw ...`` composes and passes every check a run makes before training (``dry_run`` stops it
+there); ``rlfw.play``, ``rlfw.export`` and ``rlfw.compare`` parse their arguments; ``pip install -e
+".[x]"`` names extras that exist; a transcript's documented error is the one rlfw prints. ``python -m pytest -m docs`` runs each
+command for real instead, with budgets lowered (``lowered``), from a folder outside the clone as a user
+would. ``tests/docs_commands.py`` finds the commands.
 """
 
 from __future__ import annotations
