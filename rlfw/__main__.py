@@ -17,7 +17,7 @@ from rlfw.config.folders import register_resolvers
 from rlfw.config.path import config_dir
 from rlfw.config.preflight import prepare
 from rlfw.config.report import CONFIG_ERRORS, fail
-from rlfw.errors import NonFiniteError, RunError, Stopped
+from rlfw.errors import EnvError, NonFiniteError, RunError, Stopped
 from rlfw.plugins import search_path
 from rlfw.state.lock import owned
 
@@ -51,7 +51,7 @@ def run(cfg: DictConfig) -> float:
                 signal.signal(stop.signum, signal.SIG_DFL)
             pass_on(stop.signum)
             sys.exit(stop.code)
-        except (NonFiniteError, RunError) as err:
+        except (EnvError, NonFiniteError, RunError) as err:
             print(f"rlfw: {err}", file=sys.stderr)
             sys.exit(1)
     return summary["eval_return_mean" if cfg.objective == "final_eval" else "mean_eval_return"]

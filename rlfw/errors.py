@@ -29,5 +29,10 @@ class RunError(RuntimeError):
     written before stay whole; the message is one line ending in the command that resumes."""
 
 
+class EnvError(RuntimeError):
+    """An env that breaks its own contract mid-run (an action mask with no action open); the message is
+    one line naming the env step."""
+
+
 class NonFiniteError(RuntimeError):
     """A non-finite loss term, gradient or parameter (``rlfw.run.nonfinite``); the message is one line."""

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from rlfw.env.masks import mask_size
 from rlfw.env.spec import EnvSpec, env_action
 from rlfw.errors import ConfigError
 from rlfw.explore.act import GREEDY, act
@@ -53,6 +54,7 @@ class Agent:
         state: np.ndarray | None = None,
         episode_start: np.ndarray | None = None,
         deterministic: bool = True,
+        action_mask: np.ndarray | torch.Tensor | None = None,
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Actions for one observation or a batch (numpy or torch in, numpy out), as the env takes them
         (clipped to a Box's bounds). ``deterministic``: the greedy action (argmax Q, the policy's
@@ -62,8 +64,12 @@ class Agent:
         A recurrent policy also takes and returns its ``state`` (``[S, hidden]`` per observation; None:
         an episode's first step) and ``episode_start`` (true where an episode begins: its state is
         zeroed; None: nowhere), as SB3-contrib's ``RecurrentPPO.predict``. A feed-forward one returns
-        ``None`` as its state."""
+        ``None`` as its state.
+
+        ``action_mask``: the actions open for each observation (bools, one per action; the env's
+        ``info["action_mask"]``, as ``make_env``'s envs give it); the action is one of them."""
         batch, single = self._batch(obs)
+        mask = self._mask(action_mask, len(batch), single)
         acting = driver(self.net, len(batch), self.device)
         if state is not None and single:
             state = np.asarray(state)[None]
@@ -74,7 +80,7 @@ class Agent:
         with torch.inference_mode():
             rule = GREEDY if deterministic else self.explore
             num_actions = getattr(self.spec.action_space, "n", None)
-            action, _ = act(acting, rule, batch, self.config["total_env_steps"], num_actions=num_actions)
+            action, _ = act(acting, rule, batch, self.config["total_env_steps"], num_actions=num_actions, mask=mask)
         action, after = env_action(self.spec.action_space)(action), acting.state  # after: None, feed-forward
         if single:
             return action[0], None if after is None else after[0]
@@ -90,9 +96,9 @@ class Agent:
         from call to call (one ``policy()`` per set of episodes, one episode per env, as ``evaluate`` plays)."""
         state = None
 
-        def step(obs: np.ndarray) -> np.ndarray:
+        def step(obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
             nonlocal state
-            action, state = self.predict(obs, state, deterministic=deterministic)
+            action, state = self.predict(obs, state, deterministic=deterministic, action_mask=mask)
             return action
 
         return step
@@ -112,6 +118,23 @@ class Agent:
         done = len(self.evals)
         evaluated = done and self.evals[-1]["env_steps"] == self.env_steps
         return eval_seed(self.config["seed"], done - 1 if evaluated else done)
+
+    def _mask(self, mask: np.ndarray | torch.Tensor | None, rows: int, single: bool) -> torch.Tensor | None:
+        """``action_mask`` as ``[rows, actions]`` bools; a wrong shape, or a row with no action open, in one line."""
+        if mask is None:
+            return None
+        size = mask_size(self.spec.action_space)
+        if size is None:
+            raise ValueError(f"predict: an action_mask, and this agent acts in {self.spec.action_space} (no masks)")
+        tensor = (mask if isinstance(mask, torch.Tensor) else torch.from_numpy(np.asarray(mask))).bool().cpu()
+        tensor = tensor[None] if single else tensor
+        if tuple(tensor.shape) != (rows, size):
+            raise ValueError(
+                f"predict: an action_mask of shape {tuple(tensor.shape)}; these observations need ({rows}, {size})"
+            )
+        if not tensor.any(-1).all():
+            raise ValueError("predict: an action_mask row with no action open")
+        return tensor
 
     def _batch(self, obs: np.ndarray | torch.Tensor) -> tuple[torch.Tensor, bool]:
         """``obs`` as a batch on the agent's device, and whether it was one observation."""

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import cast
 
 import gymnasium as gym
 import numpy as np
 
+from rlfw.env.flat import flat
+from rlfw.env.masks import KEY, ActionMask, mask_source
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.registry import register
@@ -43,7 +46,12 @@ class GymEnv:
     """
 
     def __init__(
-        self, id: str, kwargs: dict | None = None, solved_return: float | None = None, imports: Sequence[str] = ()
+        self,
+        id: str,
+        kwargs: dict | None = None,
+        solved_return: float | None = None,
+        imports: Sequence[str] = (),
+        mask: str = "auto",
     ):
         self.id = registered_id(id, list(imports))
         self.kwargs = dict(kwargs or {})
@@ -51,23 +59,33 @@ class GymEnv:
             probe = gym.make(self.id, **self.kwargs)
         except Exception as err:  # a bad kwarg or a missing optional dependency of the env
             raise ConfigError(f"env.id={id!r}: gymnasium.make failed: {err}") from err
+        self.mask = mask_source(probe, mask)
+        probe = self._wrapped(probe)
         obs_space = probe.observation_space
-        require(
-            isinstance(obs_space, gym.spaces.Box),
-            "env.id",
-            id,
-            f"rlfw's encoders need a Box observation space, this env has {obs_space}",
-        )
         threshold = probe.spec.reward_threshold if probe.spec is not None else None
         solved = solved_return if solved_return is not None else threshold
-        self.spec = EnvSpec(id, tuple(obs_space.shape or ()), probe.action_space, solved, np.dtype(obs_space.dtype))
+        self.spec = EnvSpec(
+            id,
+            tuple(obs_space.shape or ()),
+            probe.action_space,
+            solved,
+            np.dtype(obs_space.dtype),
+            masked=self.mask != "none",
+        )
         probe.close()
+
+    def _wrapped(self, env: gym.Env) -> gym.Env:
+        """``env`` as rlfw acts on it: its mask moved into info (``rlfw.env.masks``), its observation one
+        flat array where it is not a Box already (``rlfw.env.flat``)."""
+        if self.mask != "none":
+            env = ActionMask(env, self.mask)
+        return flat(env)
 
     def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:
         """One env that renders (``rgb_array`` frames, or a ``human`` window), and its frame rate."""
         if render_mode == "rgb_array":  # frames drawn off-screen: SDL's video driver, looking for a display,
             os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # prints an XDG_RUNTIME_DIR error line headless
-        env = gym.make(self.id, render_mode=render_mode, **self.kwargs)
+        env = self._wrapped(gym.make(self.id, render_mode=render_mode, **self.kwargs))
         return env, env.metadata.get("render_fps") or 30
 
     def make(self, num_envs: int, evaluation: bool = False) -> gym.vector.VectorEnv:
@@ -80,16 +98,19 @@ class GymEnv:
             num_envs=num_envs,
             vectorization_mode="sync",
             vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP, "copy": False},
-            wrappers=[EpisodeEndInfo],
+            wrappers=[cast(Callable[[gym.Env], gym.Wrapper], self._wrapped), EpisodeEndInfo],  # may return the env
             disable_env_checker=True,
             **self.kwargs,
         )
 
 
 class EpisodeEndInfo(gym.Wrapper):
-    """An env's ``info`` only on the step that ends an episode: rlfw reads nothing else of it, and the
-    vector env merges every step's info key by key (MuJoCo's four reward terms, at every step)."""
+    """An env's ``info`` only on the step that ends an episode, and its action mask at every step: rlfw
+    reads nothing else of it, and the vector env merges every step's info key by key (MuJoCo's four
+    reward terms, at every step)."""
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        return obs, reward, terminated, truncated, info if terminated or truncated else {}
+        if not (terminated or truncated):
+            info = {KEY: info[KEY]} if KEY in info else {}
+        return obs, reward, terminated, truncated, info

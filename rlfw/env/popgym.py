@@ -4,7 +4,7 @@ for any of the package's ``popgym-<Task>-v0`` ids (``pip install 'rlfw[popgym]'`
 
 Each task's returns lie in [-1, 1] whatever its length, so one bar reads the same across tasks. A
 task whose observation is a card's suit or a grid of them (Discrete, MultiDiscrete, Tuple) enters
-the network one-hot and flat (gymnasium's FlattenObservation), as float32.
+the network one-hot and flat (``rlfw.env.flat``).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import importlib.util
 
 import gymnasium as gym
-import numpy as np
 
+from rlfw.env.flat import flat
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.registry import register
@@ -30,10 +30,7 @@ def tasks() -> list[str]:
 
 
 def make_task(task: str, **kwargs) -> gym.Env:
-    env = gym.make(f"{PREFIX}{task}{SUFFIX}", **kwargs)  # only some tasks take a render_mode
-    if isinstance(env.observation_space, gym.spaces.Box):
-        return env
-    return gym.wrappers.DtypeObservation(gym.wrappers.FlattenObservation(env), np.float32)
+    return flat(gym.make(f"{PREFIX}{task}{SUFFIX}", **kwargs))  # only some tasks take a render_mode
 
 
 @register("env", "popgym")

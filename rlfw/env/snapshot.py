@@ -75,7 +75,11 @@ def _encode(value: Any, where: str) -> Any:
         array = np.asarray(value)
         if array.dtype == object:
             raise NotRestorable(f"{where} is an array of Python objects")
-        return {"ndarray": torch.from_numpy(array.copy()), "scalar": isinstance(value, np.generic)}
+        scalar = isinstance(value, np.generic)
+        if array.dtype.kind in "SU":  # text (Taxi's map): its bytes, as torch has no text dtype
+            raw = torch.from_numpy(np.frombuffer(array.tobytes(), np.uint8).copy())
+            return {"text": raw, "dtype": array.dtype.str, "shape": list(array.shape), "scalar": scalar}
+        return {"ndarray": torch.from_numpy(array.copy()), "scalar": scalar}
     if isinstance(value, np.random.Generator):
         return {"generator": value.bit_generator.state}
     if isinstance(value, (list, tuple, deque)):
@@ -109,8 +113,11 @@ def _decode(value: Any) -> Any:
         return [_decode(v) for v in value]
     if not isinstance(value, dict):
         return value
-    if "ndarray" in value:
-        array = value["ndarray"].numpy().copy()
+    if "ndarray" in value or "text" in value:
+        if "ndarray" in value:
+            array = value["ndarray"].numpy().copy()
+        else:
+            array = np.frombuffer(value["text"].numpy().tobytes(), value["dtype"]).reshape(value["shape"]).copy()
         return array[()] if value["scalar"] else array
     if "generator" in value:
         generator = getattr(np.random, value["generator"]["bit_generator"])()

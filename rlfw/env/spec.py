@@ -31,6 +31,8 @@ class EnvSpec:
     # "first" (copies of the first frame).
     frame_stack: int = 0
     stack_padding: str = "zeros"
+    # Whether the env gives invalid-action masks (``rlfw.env.masks``): its info's "action_mask" at every step.
+    masked: bool = False
 
     @property
     def obs_bytes(self) -> int:

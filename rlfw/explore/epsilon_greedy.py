@@ -1,4 +1,5 @@
-"""Epsilon-greedy over Q values, epsilon decaying linearly with env steps."""
+"""Epsilon-greedy over Q values, epsilon decaying linearly with env steps; with an action mask, the random
+action is drawn among the open ones and the greedy one is the masked argmax."""
 
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ class EpsilonGreedy(ExploreRule):
 
     def act(self, outputs: Outputs, env_step: int) -> tuple[np.ndarray, dict]:
         assert outputs.num_actions is not None, "epsilon-greedy acts in a discrete action space"
-        random = torch.randint(outputs.num_actions, (outputs.rows,))
+        if outputs.mask is None:
+            random = torch.randint(outputs.num_actions, (outputs.rows,))
+        else:  # uniform over each row's open actions
+            random = torch.multinomial(outputs.mask.float(), 1).squeeze(1)
         explore = torch.rand(outputs.rows) < self.epsilon(env_step)
         if explore.all():  # no sub-env acts greedily: Q is never computed
             return random.numpy(), {}

@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from rlfw.network.head import Policy
+from rlfw.network.head.masking import masked
 
 _HALF = (torch.bfloat16, torch.float16)
 
@@ -18,20 +19,29 @@ class Outputs(Mapping):
     distribution (``distribution``).
 
     A rule that acts at random for every sub-env (epsilon-greedy early in a run) never reads them, so
-    the forward pass is skipped, as SB3's DQN skips it.
+    the forward pass is skipped, as SB3's DQN skips it. With ``mask`` (the actions open in each row, on
+    the CPU), the outputs are the masked ones: no rule reading them picks a closed action.
     """
 
-    def __init__(self, net: Any, obs: Callable[[], torch.Tensor], rows: int, num_actions: int | None):
+    def __init__(
+        self,
+        net: Any,
+        obs: Callable[[], torch.Tensor],
+        rows: int,
+        num_actions: int | None,
+        mask: torch.Tensor | None = None,
+    ):
         self.net, self._obs = net, obs
         self._out: dict[str, torch.Tensor] | None = None
-        self.rows, self.num_actions = rows, num_actions
+        self.rows, self.num_actions, self.mask = rows, num_actions, mask
 
     def _computed(self) -> dict[str, torch.Tensor]:
         if self._out is None:
             out = self.net(self._obs())  # a driver (rlfw.network.driver) runs only what acting reads
             # Under trainer.precision=bf16-mixed or 16-mixed the forward runs in autocast: back to float32
             # for the explore rules, which hand values to numpy (it has no bfloat16) and the replay.
-            self._out = {k: v.float() if v.dtype in _HALF else v for k, v in out.items()}
+            out = {k: v.float() if v.dtype in _HALF else v for k, v in out.items()}
+            self._out = masked(out, None if self.mask is None else self.mask.to(next(iter(out.values())).device))
         return self._out
 
     def mode(self) -> torch.Tensor:

@@ -8,6 +8,7 @@ import torch
 from rlfw.batch import Batch
 from rlfw.loss.contract import LossHead
 from rlfw.network.head.categorical_q import CategoricalQ
+from rlfw.network.head.masking import masked
 from rlfw.registry import register
 
 
@@ -50,8 +51,8 @@ class C51Loss(LossHead):
     def projected_target(self, batch: Batch, net: CategoricalQ, target: CategoricalQ) -> torch.Tensor:
         """m: the target distribution r + gamma^n (1 - terminated) Z(s', a*) projected onto the atoms."""
         z = target.support
-        next_out = target(batch.next_obs)
-        picker = net(batch.next_obs)["q"] if self.double_target else next_out["q"]
+        next_out, open_actions = target(batch.next_obs), batch.get("next_mask")  # a*: among the actions open in s'
+        picker = masked(net(batch.next_obs) if self.double_target else next_out, open_actions)["q"]
         best = picker.argmax(dim=1).view(-1, 1, 1).expand(-1, 1, len(z))
         p_next = next_out["log_pmf"].gather(1, best).squeeze(1).exp()  # [B, N_j]
         tz = batch.reward[:, None] + (batch.discount * (1.0 - batch.terminated.float()))[:, None] * z[None, :]

@@ -9,6 +9,7 @@ from rlfw.batch import Batch
 from rlfw.errors import require
 from rlfw.loss.contract import LossHead
 from rlfw.network.head import Head
+from rlfw.network.head.masking import masked
 from rlfw.registry import register
 
 
@@ -36,8 +37,8 @@ class DQNLoss(LossHead):
         self.td_loss, self.clip_delta = td_loss, clip_delta
 
     def next_q(self, batch: Batch, net: Head, target: Head) -> torch.Tensor:
-        """max_a' Q_target(s', a'): the target network both picks and evaluates the next action."""
-        return target(batch.next_obs)["q"].max(dim=1).values
+        """max_a' Q_target(s', a') over the actions open in s': the target network both picks and evaluates."""
+        return masked(target(batch.next_obs), batch.get("next_mask"))["q"].max(dim=1).values
 
     def forward(self, batch: Batch, net: Head, target: Head) -> dict[str, torch.Tensor]:
         q = net(batch.obs)["q"].gather(1, batch.action.long().unsqueeze(1)).squeeze(1)

@@ -10,6 +10,7 @@ from rlfw.errors import require
 from rlfw.loss.actor_critic import value_loss
 from rlfw.loss.contract import LossHead
 from rlfw.network.head import PolicyHead
+from rlfw.network.head.masking import masked
 from rlfw.registry import register
 
 
@@ -48,7 +49,7 @@ class PPOLoss(LossHead):
         self.vf_coef, self.ent_coef = vf_coef, ent_coef
 
     def forward(self, batch: Batch, net: PolicyHead, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
-        out = net(batch.obs)
+        out = masked(net(batch.obs), batch.get("mask"))  # the policy the actions were sampled from
         pi = net.distribution(out)
         log_ratio = pi.log_prob(batch.action) - batch.logp
         ratio = log_ratio.exp()

@@ -83,6 +83,7 @@ class Rollout(Replay):
         step = dict(step)
         next_obs = step.pop("next_obs")
         state, next_state = step.pop("state", None), step.pop("next_state", None)  # a recurrent policy's
+        step.pop("next_mask", None)  # an action mask's: GAE bootstraps V, which no mask limits
         if self.reward_scale is not None:
             step["reward"] = self.reward_scale(step["reward"], step["terminated"], step["truncated"])
         row = self.store.add(step)
@@ -125,6 +126,8 @@ class Rollout(Replay):
             advantage=advantage,
             returns=advantage + d["value"],
         )
+        if "mask" in d:  # the actions open at each step: the losses score the masked policy
+            data["mask"] = d["mask"]
         self.store.size = 0  # the next rollout overwrites this one
         self.stop_epochs = False
         # One transfer of the whole rollout, not one per minibatch: on a GPU the minibatches are

@@ -85,7 +85,7 @@ class StepStore:
         if n == 1:  # the common case, without the look-ahead's extra indexing
             reward = d["reward"][t, e]
             obs, next_obs = self.observations(t, e, t)
-            return Batch(
+            batch = Batch(
                 obs=obs,
                 action=d["action"][t, e],
                 reward=reward,
@@ -93,6 +93,7 @@ class StepStore:
                 terminated=d["terminated"][t, e],
                 discount=torch.full_like(reward, gamma),
             )
+            return self.masks(batch, t, e, t)
         k = torch.arange(n)
         rows = (t[:, None] + k) % self.rows  # [B, n]
         cols = e[:, None]
@@ -102,7 +103,7 @@ class StepStore:
         reward = (alive * gamma**k * d["reward"][rows, cols]).sum(1)
         last = rows.gather(1, (m - 1)[:, None]).squeeze(1)
         obs, next_obs = self.observations(t, e, last)
-        return Batch(
+        batch = Batch(
             obs=obs,
             action=d["action"][t, e],
             reward=reward,
@@ -110,3 +111,10 @@ class StepStore:
             terminated=d["terminated"][last, e],
             discount=gamma ** m.to(reward.dtype),
         )
+        return self.masks(batch, t, e, last)
+
+    def masks(self, batch: Batch, t: torch.Tensor, e: torch.Tensor, last: torch.Tensor) -> Batch:
+        """``batch`` with the action masks of its observations and next observations, where the env gave them."""
+        if "mask" in self.data:
+            batch["mask"], batch["next_mask"] = self.data["mask"][t, e], self.data["next_mask"][last, e]
+        return batch

@@ -8,6 +8,7 @@ from time import perf_counter
 import numpy as np
 import torch
 
+from rlfw.env.masks import KEY, next_masks, valid_actions
 from rlfw.env.snapshot import NotRestorable, restore, snapshot
 from rlfw.env.spec import env_action
 from rlfw.explore.act import act
@@ -20,7 +21,9 @@ class Collector:
     def __init__(self, envs, net, explore, replay, seed: int, device: torch.device, world: int = 1):
         self.envs, self.net, self.explore, self.replay, self.device = envs, net, explore, replay, device
         self.world = world  # processes stepping envs in lockstep (trainer.strategy=ddp): env steps count them all
-        self.obs, _ = envs.reset(seed=seed)
+        self.obs, info = envs.reset(seed=seed)
+        # the env's invalid-action masks (rlfw.env.masks): the actions open in self.obs; None without
+        self.mask = valid_actions(info, 0, envs.single_action_space) if KEY in info else None
         self.num_envs = envs.num_envs
         self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
         self.to_env = env_action(envs.single_action_space)
@@ -56,7 +59,7 @@ class Collector:
         for norm in self.normalizers:
             norm.update(obs)
         before = self.policy.before()
-        action, extras = act(self.policy, self.explore, obs, self.env_steps, self.device, self.num_actions)
+        action, extras = act(self.policy, self.explore, obs, self.env_steps, self.device, self.num_actions, self.mask)
         acted = perf_counter()
         next_obs, reward, terminated, truncated, info = self.envs.step(self.to_env(action))
         self.timings.act += acted - start
@@ -69,19 +72,22 @@ class Collector:
             final[done] = np.stack(info["final_obs"][done])
         self.env_steps += self.num_envs * self.world
         self.replay.env_steps = self.env_steps  # the one clock: what annealing parts read, all ranks counted
-        self.replay.add(
-            {
-                "obs": obs,
-                "action": action,
-                "reward": reward.astype(np.float32, copy=False),
-                "next_obs": final,
-                "terminated": terminated,
-                "truncated": truncated,
-                **extras,
-                **before,
-                **self.policy.after(),
-            }
-        )
+        step = {
+            "obs": obs,
+            "action": action,
+            "reward": reward.astype(np.float32, copy=False),
+            "next_obs": final,
+            "terminated": terminated,
+            "truncated": truncated,
+            **extras,
+            **before,
+            **self.policy.after(),
+        }
+        if self.mask is not None:  # the actions open in obs, and in the observation after it (the targets' max)
+            after = valid_actions(info, self.env_steps, self.envs.single_action_space)
+            step["mask"], step["next_mask"] = self.mask, next_masks(after, info, done) if ended else after
+            self.mask = after
+        self.replay.add(step)
         self.policy.ended(done)
         self.obs = next_obs
         self._track_episodes(reward, done, ended)
@@ -101,6 +107,7 @@ class Collector:
             "envs": envs,
             "envs_unsaved": unsaved,
             "obs": torch.from_numpy(self.obs),
+            "mask": None if self.mask is None else torch.from_numpy(self.mask),
             "env_steps": self.env_steps,
             "episode_return": torch.from_numpy(self.episode_return.copy()),
             "episode_length": torch.from_numpy(self.episode_length.copy()),
@@ -121,6 +128,7 @@ class Collector:
         restore(self.envs, state["envs"])
         self.policy.load_state_dict(state["memory"])
         self.obs = state["obs"].numpy()
+        self.mask = None if state.get("mask") is None else state["mask"].numpy()  # a checkpoint before masks: None
         self.episode_return = state["episode_return"].numpy().copy()
         self.episode_length = state["episode_length"].numpy().copy()
 

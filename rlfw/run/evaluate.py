@@ -9,12 +9,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from rlfw.env.masks import KEY
 from rlfw.env.spec import env_action
 from rlfw.explore.act import GREEDY, act
 from rlfw.network.driver import Driver, driver
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
-Policy = Callable[[np.ndarray], np.ndarray]  # a batch of observations -> their actions
+# a batch of observations, and the actions open in each (the env's action masks; None: all) -> their actions
+Policy = Callable[[np.ndarray, np.ndarray | None], np.ndarray]
 
 
 def never() -> bool:
@@ -27,14 +29,14 @@ def greedy(net: nn.Module, device: torch.device) -> Policy:
     episode per env."""
     acting: Driver | None = None
 
-    def policy(obs: np.ndarray) -> np.ndarray:
+    def policy(obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         nonlocal acting
         acting = acting or driver(net, len(obs), device)
         training = net.training
         net.eval()  # the mean weights of noisy layers
         try:
             with torch.inference_mode():
-                return act(acting, GREEDY, obs, device=device)[0]
+                return act(acting, GREEDY, obs, device=device, mask=mask)[0]
         finally:
             net.train(training)
 
@@ -44,7 +46,7 @@ def greedy(net: nn.Module, device: torch.device) -> Policy:
 def evaluate(envs, policy: Policy, seed: int, stop: Callable[[], bool] = never) -> tuple[np.ndarray, np.ndarray] | None:
     """The returns and lengths of one episode in each of ``envs``' sub-envs (reset with ``seed``),
     acting with ``policy``; None if ``stop()`` turned true before they all ended."""
-    obs, _ = envs.reset(seed=seed)
+    obs, info = envs.reset(seed=seed)
     to_env = env_action(envs.single_action_space)
     returns = np.zeros(envs.num_envs)
     lengths = np.zeros(envs.num_envs, dtype=np.int64)
@@ -52,7 +54,7 @@ def evaluate(envs, policy: Policy, seed: int, stop: Callable[[], bool] = never) 
     while running.any():
         if stop():
             return None
-        obs, reward, terminated, truncated, _ = envs.step(to_env(policy(obs)))
+        obs, reward, terminated, truncated, info = envs.step(to_env(policy(obs, info.get(KEY))))
         returns += reward * running
         lengths += running
         running &= ~(terminated | truncated)

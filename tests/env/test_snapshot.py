@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from rlfw.env.catch import Catch
+from rlfw.env.gym import GymEnv
 from rlfw.env.snapshot import NotRestorable, restore, snapshot
 
 
@@ -38,7 +39,14 @@ def through_a_file(state: dict) -> dict:
     return torch.load(buffer, weights_only=True)
 
 
-@pytest.mark.parametrize("make", [cartpole, acrobot, lambda n: Catch().make(n)], ids=["cartpole", "acrobot", "catch"])
+def taxi(n: int) -> gym.vector.VectorEnv:
+    """Masks in info, a Discrete observation, and a text array (its map) among its attributes."""
+    return GymEnv("Taxi-v4").make(n)
+
+
+@pytest.mark.parametrize(
+    "make", [cartpole, acrobot, lambda n: Catch().make(n), taxi], ids=["cartpole", "acrobot", "catch", "taxi"]
+)
 def test_a_restored_env_steps_exactly_as_the_original(make):
     rng = np.random.default_rng(0)
     original = make(3)
@@ -50,8 +58,10 @@ def test_a_restored_env_steps_exactly_as_the_original(make):
     restore(copy, through_a_file(snapshot(original)))
     for _ in range(800):  # through many episode ends (and their resets, from each env's own generator)
         action = rng.integers(2, size=3)
-        for a, b in zip(original.step(action)[:4], copy.step(action)[:4], strict=True):
+        stepped, again = original.step(action), copy.step(action)
+        for a, b in zip(stepped[:4], again[:4], strict=True):
             assert np.array_equal(a, b)
+        assert np.array_equal(stepped[4].get("action_mask"), again[4].get("action_mask"))  # Taxi's
 
 
 def test_an_emulator_is_not_restorable_and_says_which():
