@@ -30,7 +30,7 @@ GROUPS = {
 }
 # What the run hands each kind's constructor (``build``'s context); a config may not set these.
 RUN_CONTEXT = {
-    "encoder": {"spec"},
+    "encoder": {"spec", "normalize", "obs_clip"},  # the last two: network.normalize_obs, for a Dict's vector keys
     "head": {"spec", "make_encoder"},
     "explore": {"spec"},
     "replay": {"spec", "num_envs", "gamma", "total_env_steps"},

@@ -38,7 +38,7 @@ N = 8  # batch size, and sub-envs acting at once
 
 def spec_for(cls: Any) -> EnvSpec:
     """The synthetic env an option is checked on: discrete, unless it acts in Box spaces only."""
-    return SPEC if "Discrete" in getattr(cls, "action_spaces", {"Discrete"}) else BOX
+    return SPEC if "Discrete" in getattr(cls, "action_spaces", {"Discrete"}) else BOX  # an explore rule may not say
 
 
 def head_for(needs: frozenset[str], distribution: bool = False, critic: bool = False) -> str:
@@ -48,9 +48,9 @@ def head_for(needs: frozenset[str], distribution: bool = False, critic: bool = F
     for name, cls in sorted(options("head").items()):
         if (
             needs <= cls.outputs
-            and getattr(cls, "trained_through", frozenset()) <= needs
-            and (not distribution or hasattr(cls, "distribution"))
-            and (not critic or hasattr(cls, "q_sa"))
+            and cls.trained_through <= needs
+            and (not distribution or cls.has_policy)
+            and (not critic or cls.has_critics)
         ):
             return name
     raise AssertionError(f"no registered head gives the outputs {sorted(needs)} (and the policy or critics) it needs")
@@ -96,7 +96,9 @@ def field(name: str, n: int = N, spec: EnvSpec = SPEC) -> torch.Tensor:
 def check_head(name: str, **values) -> dict[str, torch.Tensor]:
     """Its outputs are exactly the ones it declares (``q`` [B, actions], ``value`` [B], ...);
     its ``mode`` picks a valid action per row, which is what greedy evaluation, ``rlfw.load`` and
-    export act with; a ``distribution``, if it has one, samples valid actions with finite log-probs."""
+    export act with; what it declares it has (``rlfw.network.head.contract``) is there: a
+    ``distribution`` that samples valid actions with finite log-probs, critics ``q_sa``, masks'
+    ``logits`` or ``q``."""
     cls = lookup("head", name)
     spec = spec_for(cls)
     net = network(cls.outputs, {"name": name, **values}, spec)
@@ -106,20 +108,25 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
     assert hasattr(net, "mode"), f"head={name} has no mode(outputs): the greedy action, argmax Q or the policy's mode"
     mode = net.mode(out)
     assert_actions(f"head={name}: mode", mode.detach().numpy(), spec)
-    if hasattr(net, "distribution"):
+    if cls.has_policy:
+        assert hasattr(net, "distribution"), f"head={name} declares has_policy = True and has no distribution(outputs)"
         pi = net.distribution(out)
         sampled = pi.sample()
         assert_actions(f"head={name}: distribution(outputs).sample()", sampled.numpy(), spec)
         logp = pi.log_prob(sampled)
         assert logp.shape == (N,), f"head={name}: log_prob must be one value per row (summed over action dims)"
         assert bool(torch.isfinite(logp).all()), f"head={name}: log_prob of a sampled action is not finite"
-    if hasattr(net, "q_sa"):
+    if cls.has_critics:
+        assert hasattr(net, "q_sa"), f"head={name} declares has_critics = True and has no q_sa(obs, action, frozen)"
         q = net.q_sa(field("obs", spec=spec), field("action", spec=spec))
         assert q.ndim == 2 and q.shape[1] == N, (
             f"head={name}: q_sa(obs, action) must be [n critics, B], not {tuple(q.shape)}"
         )
     declared = net.outputs  # the class's, or the instance's when they depend on the env (a policy layer's)
     assert set(out) == set(declared), f"head={name} declares outputs {sorted(declared)} but returns {sorted(out)}"
+    assert not cls.takes_mask or {"logits", "q"} & set(out), (
+        f"head={name} declares takes_mask = True: its action scores must be outputs named logits or q, which masks fill"
+    )
     shapes = {"q": (N, SPEC.num_actions), "logits": (N, SPEC.num_actions), "value": (N,)}
     for key, tensor in out.items():
         expected = shapes.get(key, (N, *tensor.shape[1:]))

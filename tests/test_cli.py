@@ -17,7 +17,7 @@ BAD = [
     (
         ["env=nope"],
         "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, cartpole_novel, catch, gym, halfcheetah, hopper,"
-        " humanoid, inverted_pendulum, minatar, mujoco, pendulum, pong, popgym, popgym_cartpole, popgym_repeat_previous,"
+        " humanoid, inverted_pendulum, minatar, minigrid, mujoco, pendulum, pong, popgym, popgym_cartpole, popgym_repeat_previous,"
         " walker2d",
     ),
     (["env=popgym", "env.task=RepeatPrevious"], "env.task='RepeatPrevious': not a POPGym task (did you mean"),
@@ -100,6 +100,13 @@ BAD = [
     (["network=5"], "network=5: a config group needs an option"),
     (["eval=[1]"], "Error merging override eval=[1] Cannot merge DictConfig with ListConfig"),
     (["algo=ppo", "tuned=dqn_cartpole"], "tuned=dqn_cartpole: tuned values are picked by algo and env"),
+    (["algo=dqn", "ablate=no_noisy"], "ablate=no_noisy: the ablate options set back one of Rainbow's parts"),
+    (
+        ["env=gym", "env.id=RlfwTest/MaskedIdentity-v0", "env.imports=[tests.env.masked]", "env.mask=info"],
+        "env.mask=info: its info has no 'action_mask' key; this env follows method",
+    ),
+    (["env.mask=obs"], "env.mask=obs: its observation has no 'action_mask' key; this env follows none of them"),
+    (["env=pendulum", "env.mask=often"], "env.mask='often': one of auto, obs, info, method, none"),
     (["network.encoder.hidden=[100000,100000]"], "a network of 20,001,500,003 parameters needs"),
     (["-m", "seed=0,-1"], "seed=-1: an integer from 0 to"),
     (["env=atari", "env.game=pongg"], "env.game='pongg': not an ALE game (did you mean pong?)"),

@@ -17,7 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from rlfw.env.masks import mask_size
+from rlfw.env.masks import KEY, mask_size
+from rlfw.env.packed import pack
 from rlfw.env.spec import EnvSpec, env_action
 from rlfw.errors import ConfigError
 from rlfw.explore.act import GREEDY, act
@@ -50,7 +51,7 @@ class Agent:
 
     def predict(
         self,
-        obs: np.ndarray | torch.Tensor,
+        obs: np.ndarray | torch.Tensor | dict[str, Any],
         state: np.ndarray | None = None,
         episode_start: np.ndarray | None = None,
         deterministic: bool = True,
@@ -67,7 +68,12 @@ class Agent:
         ``None`` as its state.
 
         ``action_mask``: the actions open for each observation (bools, one per action; the env's
-        ``info["action_mask"]``, as ``make_env``'s envs give it); the action is one of them."""
+        ``info["action_mask"]``, as ``make_env``'s envs give it); the action is one of them. A Dict
+        observation as the env gives it (one, or a batch per key) is packed as the run packed it
+        (``rlfw.env.packed``), and its ``action_mask`` key is the mask."""
+        if isinstance(obs, dict):
+            action_mask = obs.get(KEY) if action_mask is None else action_mask
+            obs = self._packed(obs)
         batch, single = self._batch(obs)
         mask = self._mask(action_mask, len(batch), single)
         acting = driver(self.net, len(batch), self.device)
@@ -118,6 +124,14 @@ class Agent:
         done = len(self.evals)
         evaluated = done and self.evals[-1]["env_steps"] == self.env_steps
         return eval_seed(self.config["seed"], done - 1 if evaluated else done)
+
+    def _packed(self, obs: dict[str, Any]) -> np.ndarray:
+        if not self.spec.parts:
+            raise ValueError(f"predict: a dict of observations; this agent reads arrays of shape {self.spec.obs_shape}")
+        missing = [p.key for p in self.spec.parts if p.key not in obs]
+        if missing:
+            raise ValueError(f"predict: the observation lacks {', '.join(missing)}; it has {', '.join(obs)}")
+        return pack(obs, self.spec.parts, self.spec.obs_dtype)
 
     def _mask(self, mask: np.ndarray | torch.Tensor | None, rows: int, single: bool) -> torch.Tensor | None:
         """``action_mask`` as ``[rows, actions]`` bools; a wrong shape, or a row with no action open, in one line."""

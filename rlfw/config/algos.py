@@ -45,6 +45,6 @@ def algos_acting_in(space: str) -> list[str]:
     acting = []
     for algo in sorted(files):
         head = head_of(algo, files)
-        if head in names("head") and space in getattr(heads[head], "action_spaces", ()):
+        if head in names("head") and space in heads[head].action_spaces:
             acting.append(algo)
     return acting

@@ -83,10 +83,15 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
 
 
 def _require_action_space(cfg: dict[str, Any], spec: EnvSpec) -> None:
-    """A head that declares its action spaces must act in the env's; else name the algos that can."""
+    """The head must act in the env's action space (else name the algos that can), and take its masks."""
     head, space = cfg["network"]["head"]["name"], type(spec.action_space).__name__
-    spaces = getattr(lookup("head", head), "action_spaces", None)
-    if spaces is not None and space not in spaces:
+    cls = lookup("head", head)
+    spaces = cls.action_spaces
+    if spec.masked and not cls.takes_mask:
+        raise ConfigError(
+            f"network/head={head} does not take action masks, and {spec.id} gives them (env.mask=none acts without)"
+        )
+    if space not in spaces:
         algos = ", ".join(algos_acting_in(space)) or "none"
         raise ConfigError(
             f"network/head={head} acts in {', '.join(sorted(spaces))} action spaces, and {spec.id} has"

@@ -30,6 +30,7 @@ def check_config(
     warning for each (logged right away when it is None)."""
     if choices is not None:
         _check_tuned(choices)
+        _check_ablate(choices)
     cfg = copy.deepcopy(cfg)
     for key, kind in GROUPS.items():
         parent, _, leaf = key.rpartition(".")
@@ -69,6 +70,17 @@ def _check_tuned(choices: dict) -> None:
         )
 
 
+def _check_ablate(choices: dict) -> None:
+    """The ablate options set back one of Rainbow's parts; another algo lacks some of them, and the option
+    would change what it has instead (algo=dqn ablate=no_noisy: only a lower final epsilon)."""
+    ablate, algo = choices.get("ablate"), choices.get("algo")
+    if ablate not in (None, "none") and algo != "rainbow":
+        raise ConfigError(
+            f"ablate={ablate}: the ablate options set back one of Rainbow's parts, for algo=rainbow; algo={algo}"
+            " does not have them all (set the part's own key instead, e.g. network.head.noisy=false)"
+        )
+
+
 def _names(keys) -> str:
     return ", ".join(sorted(keys))
 
@@ -78,20 +90,21 @@ def losses_reading(outputs: frozenset[str]) -> list[str]:
     return [name for name, cls in sorted(options("loss").items()) if outputs <= getattr(cls, "needs", frozenset())]
 
 
-def heads_with(method: str) -> list[str]:
-    """The registered heads that have ``method`` (``distribution``: a policy; ``q_sa``: critics Q(s, a))."""
-    return [name for name, cls in sorted(options("head").items()) if hasattr(cls, method)]
+def heads_with(capability: str) -> list[str]:
+    """The registered heads that declare ``capability`` (``has_policy``: pi(.|s); ``has_critics``: Q(s, a))."""
+    return [name for name, cls in sorted(options("head").items()) if getattr(cls, capability)]
 
 
 def contracts() -> dict[str, type]:
-    """Each kind's contract class: the declared capabilities of explore rules, replays, target rules
-    and losses (heads declare theirs on their classes too: ``outputs``, ``action_spaces``)."""
+    """Each kind's contract class: the declared capabilities of heads, explore rules, replays, target
+    rules and losses."""
     from rlfw.explore.contract import ExploreRule
     from rlfw.loss.contract import LossHead
+    from rlfw.network.head.contract import NetworkHead
     from rlfw.replay.contract import Replay
     from rlfw.target.contract import TargetRule
 
-    return {"explore": ExploreRule, "replay": Replay, "target": TargetRule, "loss": LossHead}
+    return {"head": NetworkHead, "explore": ExploreRule, "replay": Replay, "target": TargetRule, "loss": LossHead}
 
 
 def check_fit(cfg: dict[str, Any]) -> None:
@@ -107,7 +120,7 @@ def check_fit(cfg: dict[str, Any]) -> None:
                 f"{keys[kind]}={chosen[kind]}: {option[kind].__qualname__} does not subclass"
                 f" {base.__module__}.{base.__qualname__}, whose attributes declare what an option of this kind needs"
             )
-    if getattr(head, "recurrent", False):  # before the outputs: what a user mixing it with DQN or SAC needs to hear
+    if head.recurrent:  # before the outputs: what a user mixing it with DQN or SAC needs to hear
         check_sequences(cfg, chosen, replay)
     for who, user in ((f"explore={chosen['explore']}", explore), (f"loss={chosen['loss']}", loss)):
         if not user.needs <= head.outputs:
@@ -115,12 +128,12 @@ def check_fit(cfg: dict[str, Any]) -> None:
                 f"{who}: needs network outputs {_names(user.needs)}; network/head={chosen['head']} gives"
                 f" {_names(head.outputs)}"
             )
-        if user.needs_distribution and not hasattr(head, "distribution"):
+        if user.needs_distribution and not head.has_policy:
             raise ConfigError(
                 f"{who}: needs a policy, an action distribution from the head; network/head={chosen['head']}"
-                f" gives {_names(head.outputs)} (heads with a policy: {', '.join(heads_with('distribution'))})"
+                f" gives {_names(head.outputs)} (heads with a policy: {', '.join(heads_with('has_policy'))})"
             )
-    untrained = getattr(head, "trained_through", frozenset()) - loss.needs  # heads declare it on their class
+    untrained = head.trained_through - loss.needs
     if untrained:
         raise ConfigError(
             f"loss={chosen['loss']}: network/head={chosen['head']} is trained through its outputs"
@@ -131,10 +144,10 @@ def check_fit(cfg: dict[str, Any]) -> None:
             f"explore={chosen['explore']}: network.head.noisy=true explores through its noisy layers;"
             " use explore=greedy (or network.head.noisy=false)"
         )
-    if loss.needs_critic and not hasattr(head, "q_sa"):
+    if loss.needs_critic and not head.has_critics:
         raise ConfigError(
             f"loss={chosen['loss']}: needs critics Q(s, a) from the head; network/head={chosen['head']} has none"
-            f" (heads with critics: {', '.join(heads_with('q_sa'))})"
+            f" (heads with critics: {', '.join(heads_with('has_critics'))})"
         )
     missing = loss.needs_batch - replay.provides
     if missing:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 from collections.abc import Callable, Sequence
 from typing import cast
@@ -12,10 +13,14 @@ import numpy as np
 
 from rlfw.env.flat import flat
 from rlfw.env.masks import KEY, ActionMask, mask_source
+from rlfw.env.packed import Packed, packed
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.registry import register
 from rlfw.values import suggest
+
+log = logging.getLogger("rlfw")
+NOTED: set[str] = set()  # the env ids whose left-out observation keys were logged
 
 
 def registered_id(id: str, imports: list[str]) -> str:
@@ -61,6 +66,10 @@ class GymEnv:
             raise ConfigError(f"env.id={id!r}: gymnasium.make failed: {err}") from err
         self.mask = mask_source(probe, mask)
         probe = self._wrapped(probe)
+        parts = probe.parts if isinstance(probe, Packed) else ()
+        if isinstance(probe, Packed) and probe.left_out and id not in NOTED:  # once, not at each check of the env
+            NOTED.add(id)
+            log.info("env.id=%s: observation keys no encoder reads are left out: %s", id, ", ".join(probe.left_out))
         obs_space = probe.observation_space
         threshold = probe.spec.reward_threshold if probe.spec is not None else None
         solved = solved_return if solved_return is not None else threshold
@@ -71,15 +80,17 @@ class GymEnv:
             solved,
             np.dtype(obs_space.dtype),
             masked=self.mask != "none",
+            parts=parts,
         )
         probe.close()
 
     def _wrapped(self, env: gym.Env) -> gym.Env:
-        """``env`` as rlfw acts on it: its mask moved into info (``rlfw.env.masks``), its observation one
-        flat array where it is not a Box already (``rlfw.env.flat``)."""
+        """``env`` as rlfw acts on it: its mask moved into info (``rlfw.env.masks``), a Dict observation
+        packed into one array for the ``multi`` encoder (``rlfw.env.packed``), any other that is not a Box
+        one-hot and flat (``rlfw.env.flat``)."""
         if self.mask != "none":
             env = ActionMask(env, self.mask)
-        return flat(env)
+        return flat(packed(env))
 
     def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:
         """One env that renders (``rgb_array`` frames, or a ``human`` window), and its frame rate."""

@@ -33,6 +33,8 @@ class EnvSpec:
     stack_padding: str = "zeros"
     # Whether the env gives invalid-action masks (``rlfw.env.masks``): its info's "action_mask" at every step.
     masked: bool = False
+    # A Dict observation's keys, packed into the one flat observation (``rlfw.env.packed``); () otherwise.
+    parts: tuple = ()
 
     @property
     def obs_bytes(self) -> int:

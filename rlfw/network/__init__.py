@@ -9,7 +9,8 @@ from torch import nn
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
-from rlfw.network.encoder import Encoder, cnn, mlp  # noqa: F401  (registers)
+from rlfw.network.encoder import Encoder, cnn, mlp, multi  # noqa: F401  (registers)
+from rlfw.network.encoder.multi import for_observations
 from rlfw.network.head import (  # noqa: F401  (registers)
     actor_critic,
     categorical_q,
@@ -28,11 +29,16 @@ def build_network(cfg: dict[str, Any], spec: EnvSpec) -> nn.Module:
     ``normalize_obs`` (with ``obs_clip``): the encoders then read observations normalized by one
     shared ``ObsNorm``."""
 
+    normalize = cfg.get("normalize_obs", False)
+    encoder_cfg = for_observations(cfg["encoder"], spec)
+
     def encoder() -> Encoder:
-        return build("encoder", cfg["encoder"], "network.encoder", spec=spec)
+        # a Dict observation's encoder (multi) normalizes its vector keys itself
+        clip = {"obs_clip": cfg["obs_clip"]} if "obs_clip" in cfg else {}
+        return build("encoder", encoder_cfg, "network.encoder", spec=spec, normalize=normalize, **clip)
 
     make_encoder = encoder
-    if cfg.get("normalize_obs", False):
+    if normalize and not spec.parts:
         require(
             spec.obs_dtype != np.uint8,
             "network.normalize_obs",

@@ -26,7 +26,9 @@ class ObsNorm(nn.Module):
     """(obs - mean) / sqrt(var + 1e-8), clipped to +-``clip``.
 
     The statistics are float64 buffers (saved); the forward reads float32 copies of the mean and of
-    1 / sqrt(var + 1e-8), refreshed by ``update`` and on load, so a forward is three ops."""
+    1 / sqrt(var + 1e-8), refreshed by ``update`` and on load, so a forward is three ops. With
+    ``columns`` (start, stop), it keeps the statistics of those entries of each observation only (a
+    Dict observation's vector key, packed: ``rlfw.env.packed``), and its forward takes them alone."""
 
     mean: torch.Tensor
     var: torch.Tensor
@@ -34,9 +36,9 @@ class ObsNorm(nn.Module):
     shift: torch.Tensor
     inv_std: torch.Tensor
 
-    def __init__(self, shape: tuple[int, ...], clip: float):
+    def __init__(self, shape: tuple[int, ...], clip: float, columns: tuple[int, int] | None = None):
         super().__init__()
-        self.clip = clip
+        self.clip, self.columns = clip, columns
         self.register_buffer("mean", torch.zeros(shape, dtype=torch.float64))
         self.register_buffer("var", torch.ones(shape, dtype=torch.float64))
         self.register_buffer("count", torch.tensor(1e-4, dtype=torch.float64))  # gymnasium's RunningMeanStd
@@ -52,7 +54,7 @@ class ObsNorm(nn.Module):
         """Takes a batch of raw observations into the running statistics: gymnasium's parallel update
         (``RunningMeanStd``), which for one row is Welford's, written out so as to skip ``np.var`` of one
         row. In numpy, on the buffers themselves on a CPU (on host copies written back on a GPU)."""
-        batch = np.asarray(obs, dtype=np.float64)
+        batch = np.asarray(obs if self.columns is None else obs[:, slice(*self.columns)], dtype=np.float64)
         arrays, on_host = self._arrays()
         mean, var, count = arrays[:3]
         before, n = float(count), len(batch)

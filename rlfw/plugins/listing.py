@@ -21,6 +21,11 @@ from rlfw.values import parameters, type_name
 CONTRACT = {
     "outputs": "outputs",
     "action_spaces": "acts in",
+    "trained_through": "trained through",
+    "has_policy": "gives a policy (an action distribution)",
+    "has_critics": "gives critics Q(s, a)",
+    "recurrent": "recurrent",
+    "takes_mask": "takes action masks",
     "needs": "needs outputs",
     "needs_distribution": "needs a policy (an action distribution)",
     "needs_critic": "needs critics Q(s, a)",

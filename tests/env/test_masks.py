@@ -233,3 +233,20 @@ def test_predict_never_picks_a_closed_action_and_names_a_mask_of_the_wrong_shape
         ValueError, match=r"predict: an action_mask of shape \(1000, 79\); these observations need \(1000, 80\)"
     ):
         agent.predict(obs, action_mask=mask[:, 1:])
+
+
+@pytest.mark.parametrize("fmt", ["torchscript", "onnx"])
+def test_an_exported_masked_policy_takes_the_mask_and_never_picks_a_closed_action(tmp_path, fmt):
+    import rlfw
+    from rlfw.agent.export import export, load_file
+    from tests.helpers import run
+
+    run(tmp_path, "algo=dqn", "env=gym", f"env.id={ID}", "total_env_steps=1000", "replay.learning_starts=500")
+    agent = rlfw.load(tmp_path)
+    file, spec = export(agent, fmt, tmp_path / "export" / f"policy{'.pt' if fmt == 'torchscript' else '.onnx'}")
+    assert '"name": "action_mask"' in spec.read_text()
+    obs = np.eye(80, dtype=np.float32)[np.random.default_rng(1).integers(80, size=1000)]
+    mask = random_masks(1000, 80, seed=1).numpy()
+    (action,) = load_file(fmt, file)(obs, mask)
+    assert mask[np.arange(1000), action].all()
+    np.testing.assert_array_equal(action, agent.predict(obs, action_mask=mask)[0])

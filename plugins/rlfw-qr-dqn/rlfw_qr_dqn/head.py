@@ -9,11 +9,15 @@ from rlfw import register
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.network.head.checks import require_discrete
+from rlfw.network.head.contract import NetworkHead
 
 
 @register("head", "quantile_q")
-class QuantileQ(nn.Module):
+class QuantileQ(NetworkHead):
     outputs = frozenset({"q", "quantiles"})
+    action_spaces = frozenset({"Discrete"})
+    trained_through = frozenset({"quantiles"})  # a loss must read the quantiles, not only their mean
+    takes_mask = True
 
     def __init__(self, spec: EnvSpec, make_encoder: Callable[[], nn.Module], n_quantiles: int = 10):
         super().__init__()

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from rlfw.batch import Batch
+from rlfw.errors import ConfigError
 from rlfw.registry import build
 from rlfw.testing import check_head, check_loss, network, run
 
@@ -12,6 +13,12 @@ def test_contracts():
     check_head("quantile_q", n_quantiles=5)
     check_loss("qr_dqn")
     check_loss("qr_dqn", double=True, kappa=2.0)
+
+
+def test_a_loss_that_reads_only_the_quantiles_mean_is_refused(tmp_path):
+    """The head declares it is trained through its quantiles: DQN's loss, which reads q, would train only their mean."""
+    with pytest.raises(ConfigError, match="network/head=quantile_q is trained through its outputs quantiles"):
+        run(tmp_path, "algo=qr_dqn", "loss=dqn")
 
 
 def reference(theta, y, kappa):

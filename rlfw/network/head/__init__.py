@@ -4,8 +4,8 @@ Every head is an ``nn.Module`` whose ``forward(obs)`` returns a dict of named te
 ``outputs``) and whose ``mode(outputs)`` is the greedy action; a policy head also gives the action
 distribution, ``distribution(outputs)``; an off-policy actor-critic's head also has critics,
 ``q_sa(obs, action, frozen=False)`` with ``n`` values per row, and its action bounds as ``scale`` and
-``bias``. These protocols say so for type checkers and readers; a
-head need not inherit from anything."""
+``bias``. These protocols say so for type checkers and readers; a head subclasses
+``rlfw.network.head.contract.NetworkHead``, whose attributes declare which of them it has."""
 
 from __future__ import annotations
 

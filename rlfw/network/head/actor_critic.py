@@ -12,6 +12,7 @@ from torch import nn
 from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
 from rlfw.network.head import Policy
+from rlfw.network.head.contract import NetworkHead
 from rlfw.network.head.policy import SPACES, PolicyLayer, policy_layer
 from rlfw.network.normalize import shared_norm
 from rlfw.registry import register
@@ -27,7 +28,7 @@ def orthogonal(module: nn.Module, gain: float) -> None:
 
 
 @register("head", "actor_critic")
-class ActorCritic(nn.Module):
+class ActorCritic(NetworkHead):
     """``shared=True``: ``encoder`` feeds both ``actor`` (the policy layer) and ``critic`` (a linear
     value). ``shared=False``: ``actor`` and ``critic`` each have their own encoder (their own trunk).
 
@@ -38,6 +39,8 @@ class ActorCritic(nn.Module):
 
     outputs = frozenset({"value"})  # whatever the env; an instance adds its policy layer's (logits; mean, log_std)
     action_spaces = frozenset(SPACES)
+    has_policy = True
+    takes_mask = True  # its Categorical policies' logits
     policy: PolicyLayer
 
     def __init__(

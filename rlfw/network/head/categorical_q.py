@@ -15,21 +15,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
-from torch import nn
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.network.encoder import Encoder
 from rlfw.network.head.checks import require_discrete
+from rlfw.network.head.contract import NetworkHead
 from rlfw.network.noisy import output_layer
 from rlfw.registry import register
 
 
 @register("head", "categorical_q")
-class CategoricalQ(nn.Module):
+class CategoricalQ(NetworkHead):
     outputs = frozenset({"q", "log_pmf"})
     action_spaces = frozenset({"Discrete"})
     trained_through = frozenset({"log_pmf"})  # a loss must read the distribution, not only its mean
+    takes_mask = True
     support: torch.Tensor
 
     def __init__(

@@ -10,18 +10,20 @@ from torch import nn
 
 from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
+from rlfw.network.head.contract import NetworkHead
 from rlfw.network.head.critic import Critics
 from rlfw.network.head.squashed import bounds
 from rlfw.registry import register
 
 
 @register("head", "deterministic_actor")
-class DeterministicActor(nn.Module):
+class DeterministicActor(NetworkHead):
     """``actor``: the encoder (``network/encoder``), then a linear layer and tanh; ``critic``:
     ``n_critics`` MLPs of ``critic_hidden`` over [observation, action]."""
 
     outputs = frozenset({"action"})
     action_spaces = frozenset({"Box"})
+    has_critics = True
     scale: torch.Tensor
     bias: torch.Tensor
 

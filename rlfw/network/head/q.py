@@ -5,19 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
-from torch import nn
 
 from rlfw.env.spec import EnvSpec
 from rlfw.network.encoder import Encoder
 from rlfw.network.head.checks import require_discrete
+from rlfw.network.head.contract import NetworkHead
 from rlfw.network.noisy import output_layer
 from rlfw.registry import register
 
 
 @register("head", "q")
-class QNetwork(nn.Module):
+class QNetwork(NetworkHead):
     outputs = frozenset({"q"})
     action_spaces = frozenset({"Discrete"})
+    takes_mask = True
 
     def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder], noisy: bool = False, sigma0: float = 0.5):
         super().__init__()

@@ -25,6 +25,7 @@ from rlfw.errors import require
 from rlfw.network.encoder import Encoder
 from rlfw.network.head import Policy
 from rlfw.network.head.actor_critic import orthogonal
+from rlfw.network.head.contract import NetworkHead
 from rlfw.network.head.policy import SPACES, policy_layer
 from rlfw.network.normalize import shared_norm
 from rlfw.registry import register
@@ -99,13 +100,15 @@ class Pieces:
 
 
 @register("head", "recurrent_actor_critic")
-class RecurrentActorCritic(nn.Module):
+class RecurrentActorCritic(NetworkHead):
     """``cell``: lstm or gru, of ``hidden`` units. ``shared=True``: one trunk (encoder and cell) feeds
     the policy and the value (CleanRL's ppo_atari_lstm); ``shared=False``: each has its own.
     Orthogonal initialisation as ``actor_critic``'s (gains sqrt(2), 0.01, 1; the cell's 1)."""
 
     outputs = frozenset({"value"})  # and the policy layer's, per instance, as actor_critic's
     action_spaces = frozenset(SPACES)
+    has_policy = True
+    takes_mask = True  # its Categorical policies' logits
     recurrent = True  # trains on whole env columns (rlfw/config/check.py refuses replays that sample steps)
 
     def __init__(

@@ -19,6 +19,7 @@ from torch import nn
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.network.encoder import Encoder
+from rlfw.network.head.contract import NetworkHead
 from rlfw.network.head.critic import Critics
 from rlfw.network.head.formulas import SquashedNormal
 from rlfw.registry import register
@@ -54,12 +55,14 @@ class SquashedActor(nn.Module):
 
 
 @register("head", "squashed_gaussian")
-class SquashedGaussian(nn.Module):
+class SquashedGaussian(NetworkHead):
     """``actor``: the encoder (``network/encoder``, e.g. mlp 256x256 relu), then mean and log std;
     ``critic``: ``n_critics`` MLPs of ``critic_hidden`` over [observation, action]."""
 
     outputs = frozenset({"mean", "log_std"})
     action_spaces = frozenset({"Box"})
+    has_policy = True
+    has_critics = True
     scale: torch.Tensor
     bias: torch.Tensor
 
