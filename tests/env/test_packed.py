@@ -8,6 +8,7 @@ import torch
 import rlfw
 from rlfw.env.gym import GymEnv
 from rlfw.env.packed import layout, pack
+from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 from rlfw.network import build_network
 from rlfw.network.encoder.multi import Multi
@@ -92,6 +93,17 @@ def test_a_key_the_encoder_options_name_that_the_env_lacks_is_named():
         Multi(spec, keys={"colour": {"scale": 10}})
     with pytest.raises(ConfigError, match=r"network.encoder.keys.direction=.*a discrete key takes no scale"):
         Multi(spec, keys={"direction": {"scale": 10}})
+
+
+def test_an_image_key_too_small_for_its_cnn_is_named_by_its_key():
+    space = gym.spaces.Dict({"image": gym.spaces.Box(0, 255, (3, 3, 3), np.uint8), "direction": gym.spaces.Discrete(4)})
+    parts, _ = layout(space)
+    spec = EnvSpec("Tiny-v0", (28,), gym.spaces.Discrete(3), None, np.dtype(np.uint8), parts=parts)
+    with pytest.raises(
+        ConfigError, match=r"network.encoder.keys.image \(a \(3, 3, 3\) image\): .*too small for kernels"
+    ):
+        Multi(spec)
+    Multi(spec, keys={"image": {"kernels": [2], "strides": [1], "channels": [8]}})  # one 2x2 layer fits
 
 
 def test_ppo_learns_a_dict_env_and_predicts_from_its_dict_observations(tmp_path):

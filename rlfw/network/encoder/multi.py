@@ -53,7 +53,10 @@ class Image(nn.Module):
         defaults = {} if min(shape[1:]) >= LARGE else SMALL_CNN
         conv = {**defaults, **{k: v for k, v in settings.items() if k not in ("scale", "skip")}}
         sub = EnvSpec(f"{spec_id}[{part.key!r}]", shape, None, None)  # type: ignore[arg-type]  # no actions here
-        self.cnn = NatureCNN(sub, **conv)
+        try:
+            self.cnn = NatureCNN(sub, **conv)
+        except ConfigError as err:  # named by the key, not by the encoder the user did not choose
+            raise ConfigError(f"network.encoder.keys.{part.key} (a {part.shape} image): {err}") from None
         self.scale = float(settings.get("scale", 255.0))
         self.shape, self.out_dim = shape, self.cnn.out_dim
 
