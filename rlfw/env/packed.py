@@ -20,13 +20,11 @@ import numpy as np
 
 from rlfw.errors import ConfigError
 
-KINDS = ("image", "discrete", "vector")
-
 
 @dataclass(frozen=True)
 class Part:
     key: str
-    kind: str  # one of KINDS
+    kind: str  # "image", "discrete" or "vector": which reader the multi encoder gives it
     shape: tuple[int, ...]  # the key's own shape (an image's as the env gives it)
     start: int  # where its entries begin in the packed array
     size: int  # how many entries it takes there
