@@ -27,13 +27,12 @@ from rlfw.registry import build
 def build_network(cfg: dict[str, Any], spec: EnvSpec) -> nn.Module:
     """``cfg`` is the ``network`` node: ``{"encoder": {...}, "head": {...}}``, and optionally
     ``normalize_obs`` (with ``obs_clip``): the encoders then read observations normalized by one
-    shared ``ObsNorm``."""
+    shared ``ObsNorm`` (a Dict observation's ``multi`` encoder normalizes its vector keys itself)."""
 
     normalize = cfg.get("normalize_obs", False)
     encoder_cfg = for_observations(cfg["encoder"], spec)
 
     def encoder() -> Encoder:
-        # a Dict observation's encoder (multi) normalizes its vector keys itself
         clip = {"obs_clip": cfg["obs_clip"]} if "obs_clip" in cfg else {}
         return build("encoder", encoder_cfg, "network.encoder", spec=spec, normalize=normalize, **clip)
 
