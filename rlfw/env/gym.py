@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import cast
 
@@ -25,18 +26,22 @@ NOTED: set[str] = set()  # the env ids whose left-out observation keys were logg
 
 def registered_id(id: str, imports: list[str]) -> str:
     """Imports the modules that register third-party envs (each of ``imports``, and the ``module`` of
-    gymnasium's ``module:EnvId`` form), then returns the plain id once it is registered."""
+    gymnasium's ``module:EnvId`` form), then returns the plain id once it is registered. ``module:Name``
+    where ``Name`` is no registered id but a class or function of the module (an env no package
+    registers, such as sb3-contrib's ``InvalidActionEnvDiscrete``) registers it under ``Name``."""
     module, _, env_id = id.rpartition(":")
     for name in [*imports, *([module] if module else [])]:
         try:
             importlib.import_module(name)
         except ImportError as err:
             raise ConfigError(f"env.imports: cannot import {name!r} (is its package installed?): {err}") from err
+    if env_id not in gym.registry and module and callable(getattr(sys.modules[module], env_id, None)):
+        gym.register(env_id, entry_point=id)
     if env_id not in gym.registry:
         raise ConfigError(
             f"env.id={id!r}: not a registered gymnasium id{suggest(env_id, list(gym.registry))}; an env that a package"
-            " registers when imported needs env.imports=[<module>] or env.id=<module>:<id>"
-            " (gymnasium.pprint_registry() lists ids)"
+            " registers when imported needs env.imports=[<module>] or env.id=<module>:<id>, one it does not"
+            " register env.id=<module>:<class> (gymnasium.pprint_registry() lists ids)"
         )
     return env_id
 
