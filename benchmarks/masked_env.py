@@ -2,9 +2,10 @@
 import this module (``env.imports=[benchmarks.masked_env]``, from the repository's root) and MaskablePPO's
 make it by id.
 
-Its ``action_masks()`` tests each action for membership in a Python list of the closed ones: 339 x 300
-list lookups a call, which would time the env rather than the frameworks. ``NumpyMasks`` gives the same
-masks from one numpy assignment, and both sides use it."""
+Its ``action_masks()`` tests each action for membership in a Python list of the closed ones (339 x 300
+list lookups a call), and each step builds a Python list of the 338 candidates to close: that would time
+the env rather than the frameworks. ``NumpyMasks`` draws the same closed actions from the same numpy
+stream with arrays and gives the same masks from one numpy assignment; both sides use it."""
 
 import gymnasium as gym
 import numpy as np
@@ -15,6 +16,11 @@ ID = "RlfwBench/InvalidActionEnvDiscrete{}-v0"
 
 
 class NumpyMasks(InvalidActionEnvDiscrete):
+    def _choose_next_state(self) -> None:
+        self.state = self.action_space.sample()
+        others = np.delete(self.possible_actions, self.state)
+        self.invalid_actions = np.random.choice(others, self.n_invalid_actions, replace=False)
+
     def action_masks(self) -> np.ndarray:
         mask = np.ones(len(self.possible_actions), dtype=bool)
         mask[self.invalid_actions] = False
