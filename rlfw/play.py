@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.episodes is not None and args.episodes < 1:
             raise ConfigError(f"episodes={args.episodes}: must be >= 1")
         agent = load(path, args.which, args.device)
+        if (args.render is not None or args.video) and not hasattr(agent.env, "render_env"):
+            name = agent.config["env"]["name"]
+            raise ConfigError(f"render/video: env={name} cannot render frames yet; play without them evaluates the run")
         if args.render is not None:
             agent.env.render_env(args.render)[0].close()  # an env that cannot render so says it now
             require_display(args.render)

@@ -12,7 +12,7 @@ from tests.helpers import check_refused, run_cli, run_in_process
 BAD = [
     (
         ["algo=nope"],
-        "algo=nope: no such option; valid: a2c, c51, ddpg, double_dqn, dqn, ppo, ppo_lstm, rainbow, sac, td3",
+        "algo=nope: no such option; valid: a2c, c51, ddpg, double_dqn, dqn, mappo, ppo, ppo_lstm, rainbow, sac, td3",
     ),
     (
         ["env=nope"],

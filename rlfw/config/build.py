@@ -66,7 +66,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     target = build("target", cfg["target"], "target")
     run = {
         "spec": env.spec,
-        "num_envs": cfg["num_envs"],
+        "num_envs": cfg["num_envs"] * env.spec.agents,  # the vector env's rows: each copy's agents
         "gamma": float(cfg["gamma"]),
         "total_env_steps": cfg["total_env_steps"],
     }

@@ -155,6 +155,12 @@ def check_fit(cfg: dict[str, Any]) -> None:
             f"loss={chosen['loss']}: needs batch fields {_names(missing)} that replay={chosen['replay']} does not provide"
             f" (it provides {_names(replay.provides)})"
         )
+    if loss.needs_joint and not replay.joint:
+        joint = [name for name, cls in sorted(options("replay").items()) if getattr(cls, "joint", False)]
+        raise ConfigError(
+            f"loss={chosen['loss']}: sums the agents' rows of each joint step; replay={chosen['replay']} samples"
+            f" rows one by one (replays that sample joint steps: {', '.join(joint)})"
+        )
     missing = replay.needs_extras - explore.extras
     if missing:
         raise ConfigError(

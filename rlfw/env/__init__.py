@@ -1,4 +1,4 @@
-from rlfw.env import atari, catch, gym, minatar, mujoco, popgym  # noqa: F401  (registers the options)
+from rlfw.env import atari, catch, gym, minatar, mujoco, pettingzoo, popgym  # noqa: F401  (registers the options)
 from rlfw.env.spec import EnvSpec
 
 __all__ = ["EnvSpec"]

@@ -35,6 +35,8 @@ class EnvSpec:
     masked: bool = False
     # A Dict observation's keys, packed into the one flat observation (``rlfw.env.packed``); () otherwise.
     parts: tuple = ()
+    # Rows of the vector env per copy of the env: its agents (``rlfw.env.agents``); 1 for a one-agent env.
+    agents: int = 1
 
     @property
     def obs_bytes(self) -> int:

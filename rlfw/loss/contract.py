@@ -20,6 +20,7 @@ class LossHead(nn.Module):
     needs_batch: frozenset[str] = frozenset()  # the batch fields it reads
     needs_target: bool = False  # a target network (passed as ``target``)
     targets_with: str | None = None  # the target rule steps only on updates that have this term (TD3's actor)
+    needs_joint: bool = False  # reads the agents' rows of a joint step together (a replay that is ``joint``)
 
     def forward(self, batch: Batch, net, target) -> dict[str, torch.Tensor]:  # pragma: no cover
         raise NotImplementedError

@@ -44,13 +44,17 @@ class DQNLoss(LossHead):
         q = net(batch.obs)["q"].gather(1, batch.action.long().unsqueeze(1)).squeeze(1)
         with torch.no_grad():
             y = batch.reward + batch.discount * (1.0 - batch.terminated.float()) * self.next_q(batch, net, target)
+        return self.td(q, y, batch.get("weight"))
+
+    def td(self, q: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None) -> dict[str, torch.Tensor]:
+        """The loss of Q values ``q`` against their targets ``y``; ``weight``: prioritized replay's."""
         td_error = q - y
         if self.td_loss == "mse":
             per_sample = 0.5 * td_error.pow(2)
         else:
             per_sample = F.huber_loss(q, y, reduction="none", delta=self.clip_delta)
-        if "weight" in batch:  # prioritized replay's importance weights
-            per_sample = batch.weight * per_sample
+        if weight is not None:  # prioritized replay's importance weights
+            per_sample = weight * per_sample
         return {
             "loss_td": per_sample.mean(),
             "q_taken": q.detach().mean(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,9 +33,15 @@ def build_network(cfg: dict[str, Any], spec: EnvSpec) -> nn.Module:
     normalize = cfg.get("normalize_obs", False)
     encoder_cfg = for_observations(cfg["encoder"], spec)
 
-    def encoder() -> Encoder:
+    def encoder(skip: Sequence[str] = ()) -> Encoder:
+        """An encoder of the config; ``skip``: a Dict observation's keys it leaves out (a critic's own)."""
         clip = {"obs_clip": cfg["obs_clip"]} if "obs_clip" in cfg else {}
-        return build("encoder", encoder_cfg, "network.encoder", spec=spec, normalize=normalize, **clip)
+        keys = {
+            **encoder_cfg.get("keys", {}),
+            **{k: {**encoder_cfg.get("keys", {}).get(k, {}), "skip": True} for k in skip},
+        }
+        chosen = {**encoder_cfg, "keys": keys} if skip else encoder_cfg
+        return build("encoder", chosen, "network.encoder", spec=spec, normalize=normalize, **clip)
 
     make_encoder = encoder
     if normalize and not spec.parts:
@@ -46,7 +53,7 @@ def build_network(cfg: dict[str, Any], spec: EnvSpec) -> nn.Module:
         )
         norm = ObsNorm(spec.obs_shape, cfg["obs_clip"])
 
-        def make_encoder() -> Encoder:
+        def make_encoder(skip: Sequence[str] = ()) -> Encoder:  # a flat observation: no keys to skip
             return Normalized(norm, encoder())
 
     return build("head", cfg["head"], "network.head", spec=spec, make_encoder=make_encoder)

@@ -21,6 +21,9 @@ class Replay:
     needs_extras: frozenset[str] = frozenset()  # what the explore rule must record while acting
     collect_steps: int = 1  # vector steps between update phases
     sequences: bool = False  # yields env columns in time order (what a recurrent head trains on)
+    # with many agents as rows (EnvSpec.agents), yields every agent's row of a sampled step, adjacent
+    # (what a loss over the agents' joint step, VDN's, reads)
+    joint: bool = False
     env_steps: int = 0  # the run's env steps so far, every rank's (the collector sets it before each add)
 
     def add(self, step: dict[str, np.ndarray]) -> None:  # pragma: no cover

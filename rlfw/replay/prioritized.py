@@ -22,6 +22,7 @@ from rlfw.replay.uniform import UniformReplay
 @register("replay", "prioritized")
 class PrioritizedReplay(UniformReplay):
     provides = UniformReplay.provides | {"weight", "index"}
+    joint = False  # draws rows by their own priorities, one by one
 
     def __init__(
         self,

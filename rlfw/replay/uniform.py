@@ -21,9 +21,12 @@ from rlfw.replay.steps import StepStore
 class UniformReplay(Replay):
     """Every ``collect_steps`` vector steps, yields ``updates`` batches of ``batch_size`` transitions
     sampled uniformly from the last ``capacity`` transitions (once ``learning_starts`` were stored).
+    With many agents as rows (``rlfw.env.agents``), each sampled transition brings every agent's row of
+    its step, adjacent: ``batch_size x agents`` rows, joint steps a loss can sum over (VDN's).
     """
 
     provides = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
+    joint = True
 
     def __init__(
         self,
@@ -86,7 +89,7 @@ class UniformReplay(Replay):
             capacity,
             f"the buffer ({per_transition:,.0f} bytes a transition)",
         )
-        self.num_envs, self.gamma, self.n_step = num_envs, gamma, n_step
+        self.num_envs, self.gamma, self.n_step, self.agents = num_envs, gamma, n_step, spec.agents
         self.batch_size, self.learning_starts = batch_size, learning_starts
         self.collect_steps, self.updates = collect_steps, updates
 
@@ -106,6 +109,9 @@ class UniformReplay(Replay):
         while invalid.any():  # steps whose frames were overwritten (see FrameStore): draw again
             t[invalid], e[invalid] = self._draw(int(invalid.sum()))
             invalid = ~self.store.valid(t, e)
+        if self.agents > 1:  # every agent's row of the drawn steps (a copy's rows are adjacent, agent-major)
+            first = e - e % self.agents
+            t, e = t.repeat_interleave(self.agents), (first[:, None] + torch.arange(self.agents)).flatten()
         return self.store.n_step(t, e, self.n_step, self.gamma)
 
     def _draw(self, size: int) -> tuple[torch.Tensor, torch.Tensor]:

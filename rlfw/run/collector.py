@@ -24,7 +24,8 @@ class Collector:
         self.obs, info = envs.reset(seed=seed)
         # the env's invalid-action masks (rlfw.env.masks): the actions open in self.obs; None without
         self.mask = valid_actions(info, 0, envs.single_action_space) if KEY in info else None
-        self.num_envs = envs.num_envs
+        self.num_envs = envs.num_envs  # rows: each copy's agents (rlfw.env.agents), one for a one-agent env
+        self.copies = self.num_envs // getattr(envs, "rows_per_env", 1)  # env steps count the copies' steps
         self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
         self.to_env = env_action(envs.single_action_space)
         self.normalizers = normalizers(net)  # network.normalize_obs: statistics of what the policy acts on
@@ -70,7 +71,7 @@ class Collector:
         if ended:  # an episode ended: its true last observation is in info
             final = next_obs.copy()
             final[done] = np.stack(info["final_obs"][done])
-        self.env_steps += self.num_envs * self.world
+        self.env_steps += self.copies * self.world
         self.replay.env_steps = self.env_steps  # the one clock: what annealing parts read, all ranks counted
         step = {
             "obs": obs,

@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -92,3 +94,16 @@ def test_one_step_fast_path_matches_the_general_gather():
         torch.testing.assert_close(fast[key][ended], general[key][ended])
     torch.testing.assert_close(fast.discount, torch.full((200,), 0.9))
     torch.testing.assert_close(fast.reward, r.store.data["reward"][t, e])
+
+
+def test_with_many_agents_each_sample_brings_every_agent_s_row_of_its_step():
+    agents = {**RUN, "spec": dataclasses.replace(spec(obs_dim=1), agents=3)}
+    r = UniformReplay(**agents, num_envs=6, gamma=0.9, capacity=60, batch_size=4, learning_starts=0)
+    for i in range(5):
+        s = step(i, num_envs=6)
+        s["obs"] = (10 * i + np.arange(6, dtype=np.float32))[:, None]  # 10 * step + row
+        r.add(s)
+    obs = r.sample().obs.view(4, 3)  # 4 joint steps, 3 agents each
+    step_of, row = obs // 10, obs % 10
+    assert (step_of == step_of[:, :1]).all()  # the rows of one step
+    assert ((row - row[:, :1]) == torch.tensor([0.0, 1.0, 2.0])).all() and (row[:, 0] % 3 == 0).all()  # one copy's

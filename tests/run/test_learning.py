@@ -48,6 +48,12 @@ CASES = [
     ("a2c", "inverted_pendulum", 100_000, 950.0, (0, 1, 2), "first"),
     # a Dict observation (a 7x7 grid and a direction) through the multi encoder: seed 0 at 0.96 from 75k
     ("ppo", "minigrid", 150_000, 0.9, (0, 1), "none"),
+    # many agents as rows (MPE's Simple Spread, each agent's return; a uniform random policy's is -27.8):
+    # MAPPO's centralized critic in the default command; IPPO's (algo=ppo) and VDN's (about 100 s a run)
+    # with -m seeds
+    ("mappo", "mpe_spread", 50_000, -22.0, (0, 1, 2), "first"),
+    ("ppo", "mpe_spread", 50_000, -22.0, (0, 1, 2), "none"),
+    ("vdn", "mpe_spread", 50_000, -22.0, (0, 1, 2), "none"),
 ]
 
 

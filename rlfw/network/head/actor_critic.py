@@ -9,13 +9,17 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+from rlfw.env.agents import STATE
 from rlfw.env.spec import EnvSpec
+from rlfw.errors import require
 from rlfw.network.encoder import Encoder
 from rlfw.network.head import Policy
 from rlfw.network.head.contract import NetworkHead
 from rlfw.network.head.policy import SPACES, PolicyLayer, policy_layer
 from rlfw.network.normalize import shared_norm
 from rlfw.registry import register
+
+CRITIC_INPUTS = ("obs", "state")
 
 
 def orthogonal(module: nn.Module, gain: float) -> None:
@@ -34,7 +38,9 @@ class ActorCritic(NetworkHead):
 
     Orthogonal initialisation with gains sqrt(2) (trunk), 0.01 (policy), 1 (value), as in SB3 and
     CleanRL's PPO: a near-uniform initial policy. ``log_std_init``: the Gaussian's initial log std
-    (Box action spaces).
+    (Box action spaces). ``critic_input=state``: the observation's ``state`` key (a multi-agent env's
+    global state, ``env.state=true``) is read by the critic alone, the actor acting on the agent's own
+    (MAPPO's centralized critic, Yu et al. 2022); ``obs``: both read the whole observation.
     """
 
     outputs = frozenset({"value"})  # whatever the env; an instance adds its policy layer's (logits; mean, log_std)
@@ -44,12 +50,28 @@ class ActorCritic(NetworkHead):
     policy: PolicyLayer
 
     def __init__(
-        self, spec: EnvSpec, make_encoder: Callable[[], Encoder], shared: bool = False, log_std_init: float = 0.0
+        self,
+        spec: EnvSpec,
+        make_encoder: Callable[..., Encoder],
+        shared: bool = False,
+        log_std_init: float = 0.0,
+        critic_input: str = "obs",
     ):
         super().__init__()
+        require(critic_input in CRITIC_INPUTS, "network.head.critic_input", critic_input, "obs or state")
+        if critic_input == "state":
+            require(not shared, "network.head.critic_input", critic_input, "needs its own critic trunk: shared=false")
+            require(
+                STATE in {p.key for p in spec.parts},
+                "network.head.critic_input",
+                critic_input,
+                f"reads a global state, and {spec.id}'s observations have none (env=pettingzoo gives it with env.state=true"
+                " for an env with state())",
+            )
         self.shared = shared
         # network.normalize_obs: the observations normalized once, here, for both trunks
-        self.norm, trunks = shared_norm([make_encoder() for _ in range(1 if shared else 2)])
+        actor = make_encoder(skip=(STATE,)) if critic_input == "state" else make_encoder()  # the state: the critic's
+        self.norm, trunks = shared_norm([actor, *([] if shared else [make_encoder()])])
         actor_trunk, critic_trunk = trunks[0], trunks[-1]
         orthogonal(actor_trunk, math.sqrt(2))
         if not shared:

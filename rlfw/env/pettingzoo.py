@@ -1,0 +1,190 @@
+"""Any PettingZoo Parallel env, its agents as rows of one vector env (``env=pettingzoo env.id=...``).
+
+``env.id`` is an id of PettingZoo's registry (``butterfly/pistonball-v6``; ``pettingzoo.pprint_registry()``
+lists them), or ``<module>:<function>`` for one it does not hold: a function or class of ``module`` that
+makes the env (``mpe2.simple_spread_v3:parallel_env``; an env module named alone gives its
+``parallel_env``). Every agent shares one policy, so every agent needs the same observation and action
+spaces.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from functools import partial
+from typing import Any, cast
+
+import gymnasium as gym
+import numpy as np
+
+from rlfw.env.agents import AgentRows
+from rlfw.env.masks import KEY, SOURCES, mask_size
+from rlfw.env.packed import layout
+from rlfw.env.spec import EnvSpec
+from rlfw.errors import ConfigError, require
+from rlfw.registry import register
+from rlfw.values import suggest
+
+PAD = "SuperSuit's pad_observations_v0 / pad_action_space_v0 make them one"
+
+
+def factory(id: str) -> Callable[..., Any]:
+    """The function that makes ``id``'s env; one line if the id is unknown, the module does not import or
+    has no such name."""
+    if ":" not in id:
+        import pettingzoo
+
+        if id in pettingzoo.parallel_registry:
+            return partial(pettingzoo.make, "parallel", id)
+        if id in pettingzoo.aec_registry:
+            raise ConfigError(f"env.id={id!r}: a turn-based (AEC) game; env=pettingzoo takes Parallel envs")
+        raise ConfigError(
+            f"env.id={id!r}: not in PettingZoo's registry of Parallel envs{suggest(id, list(pettingzoo.parallel_registry))};"
+            " an env it does not hold is env.id=<module>:<function> (mpe2.simple_spread_v3:parallel_env)"
+        )
+    module_name, _, name = id.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise ConfigError(f"env.id={id!r}: cannot import {module_name!r} (is its package installed?): {err}") from err
+    make = getattr(module, name or "parallel_env", None)
+    if make is not None and not callable(make):  # an env module named by attribute: mpe2:simple_spread_v3
+        make = getattr(make, "parallel_env", None)
+    if not callable(make):
+        raise ConfigError(
+            f"env.id={id!r}: {module_name} has no {name or 'parallel_env'} that makes an env;"
+            " env=pettingzoo takes env.id=<module>:<function> (mpe2.simple_spread_v3:parallel_env)"
+        )
+    return make
+
+
+def shared_space(env: Any, spaces: Callable[[str], gym.Space], what: str) -> gym.Space:
+    """The one space every agent has; one line naming the agents that differ."""
+    first, *rest = env.possible_agents
+    differ = [agent for agent in rest if spaces(agent) != spaces(first)]
+    if differ:
+        raise ConfigError(
+            f"env=pettingzoo shares one policy among the agents, and their {what} spaces differ: {first} has"
+            f" {spaces(first)}, {', '.join(f'{a} {spaces(a)}' for a in differ)} ({PAD}; env.agent_id=true then"
+            " tells the shared policy which agent it acts for)"
+        )
+    return spaces(first)
+
+
+@register("env", "pettingzoo")
+class PettingZooEnv:
+    """``num_envs`` copies of a PettingZoo Parallel env, ``num_envs x agents`` rows (``rlfw.env.agents``)."""
+
+    def __init__(
+        self,
+        id: str,
+        kwargs: dict | None = None,
+        solved_return: float | None = None,
+        agent_id: bool = False,
+        state: bool = False,
+        mask: str = "auto",
+    ):
+        require(mask in SOURCES, "env.mask", mask, f"one of {', '.join(SOURCES)}")
+        self.id, self.kwargs, self.agent_id = id, dict(kwargs or {}), agent_id
+        self._factory = factory(id)
+        from pettingzoo import AECEnv, ParallelEnv  # the pettingzoo extra: imported by this option only
+
+        probe = self._make()
+        if isinstance(probe, AECEnv):
+            raise ConfigError(
+                f"env.id={id!r}: made a turn-based (AEC) env; env=pettingzoo takes Parallel envs"
+                " (a module's parallel_env)"
+            )
+        if not isinstance(probe, ParallelEnv):
+            raise ConfigError(f"env.id={id!r}: made a {type(probe).__name__}, not a PettingZoo Parallel env")
+        obs_space = shared_space(probe, probe.observation_space, "observation")
+        action_space = shared_space(probe, probe.action_space, "action")
+        obs, infos = probe.reset(seed=0)
+        first = probe.possible_agents[0]
+        self.mask = self._mask_source(mask, obs[first], infos.get(first, {}), action_space)
+        # PettingZoo's classic form, {"observation", "action_mask"}: the network reads the observation alone
+        self.classic = isinstance(obs_space, gym.spaces.Dict) and {"observation", KEY} == set(obs_space.spaces)
+        if self.classic:
+            obs_space = cast(gym.spaces.Dict, obs_space).spaces["observation"]
+        require(
+            not isinstance(obs_space, gym.spaces.Dict),
+            "env.id",
+            id,
+            f"env=pettingzoo reads one array an agent (besides its action mask), this env's agents have {obs_space}",
+        )
+        # Discrete, MultiDiscrete, MultiBinary, Tuple: one-hot and flat, as env=gym reads them (rlfw.env.flat)
+        self.flatten = None if isinstance(obs_space, gym.spaces.Box) else obs_space
+        if self.flatten is not None:
+            flat = cast(gym.spaces.Box, gym.spaces.flatten_space(obs_space))
+            obs_space = gym.spaces.Box(flat.low, flat.high, dtype=np.float32)
+        obs_space = cast(gym.spaces.Box, obs_space)
+        require(
+            not agent_id or len(obs_space.shape) == 1,
+            "env.agent_id",
+            agent_id,
+            f"the agent's one-hot id is appended to a flat observation, this env's are {obs_space.shape}",
+        )
+        self.obs_space, self.action_space = obs_space, action_space
+        self.state_space = self._state_space(probe) if state else None
+        rows = self.make(1)
+        self.agents = rows.agents
+        self.spec = EnvSpec(
+            id,
+            tuple(rows.single_observation_space.shape or ()),
+            action_space,
+            solved_return,
+            np.dtype(rows.single_observation_space.dtype),
+            masked=self.mask != "none",
+            parts=layout(rows.packed)[0] if rows.packed is not None else (),
+            agents=rows.rows_per_env,
+        )
+        rows.close()
+        probe.close()
+
+    def _state_space(self, probe: Any) -> gym.spaces.Box:
+        """The global state's space (env.state=true); one line for an env without ``state()``."""
+        try:
+            state = np.asarray(probe.state(), dtype=np.float32)
+        except (AttributeError, NotImplementedError) as err:
+            raise ConfigError(
+                f"env.state=true: {self.id} has no global state() ({type(err).__name__}: {err}); a critic of"
+                " this env reads the agents' observations (algo=ppo: IPPO)"
+            ) from err
+        space = getattr(probe, "state_space", None)
+        if isinstance(space, gym.spaces.Box) and space.shape == state.shape:
+            return space
+        return gym.spaces.Box(-np.inf, np.inf, state.shape, np.float32)
+
+    def _make(self) -> Any:
+        return self._factory(**self.kwargs)
+
+    def _mask_source(self, mask: str, obs: Any, info: dict, action_space: gym.Space) -> str:
+        found = [s for s, ok in (("obs", isinstance(obs, dict) and KEY in obs), ("info", KEY in info)) if ok]
+        if mask == "none" or (mask == "auto" and not found):
+            return "none"
+        source = found[0] if mask == "auto" else mask
+        require(
+            source in found,
+            "env.mask",
+            mask,
+            f"a PettingZoo env's masks are obs or info; this env gives {found or 'none'}",
+        )
+        size = mask_size(action_space)
+        require(
+            size is not None, "env.mask", mask, f"masks apply to Discrete and MultiDiscrete actions, not {action_space}"
+        )
+        return source
+
+    def _observe(self, obs: Any, info: dict) -> tuple[np.ndarray, np.ndarray | None]:
+        seen = obs["observation"] if self.classic else obs
+        seen = np.asarray(seen if self.flatten is None else gym.spaces.flatten(self.flatten, seen))
+        if self.mask == "none":
+            return seen, None
+        return seen, np.asarray((obs if self.mask == "obs" else info)[KEY], dtype=bool).reshape(-1)
+
+    def make(self, num_envs: int, evaluation: bool = False) -> AgentRows:
+        """``num_envs`` copies of the env, not yet reset: ``num_envs x agents`` rows."""
+        require(num_envs >= 1, "num_envs", num_envs, "must be >= 1")
+        return AgentRows(
+            self._make, num_envs, self._observe, self.obs_space, self.action_space, self.agent_id, self.state_space
+        )

@@ -1,0 +1,100 @@
+"""PettingZoo Parallel envs as rows (``env=pettingzoo``): shapes, episode ends, ids, masks, bad input."""
+
+import numpy as np
+import pytest
+
+from rlfw.env.masks import KEY
+from rlfw.env.pettingzoo import PettingZooEnv
+from rlfw.errors import ConfigError, EnvError
+
+COUNTERS = "tests.env.agents:Counters"
+MPE = "mpe2.simple_spread_v3:parallel_env"
+
+
+def test_each_copy_s_agents_are_rows_and_an_episode_ends_for_them_together():
+    env = PettingZooEnv(COUNTERS, kwargs={"agents": 3, "length": 2})
+    assert env.spec.agents == 3 and env.spec.obs_shape == (1,) and env.spec.masked
+    envs = env.make(2)
+    obs, info = envs.reset(seed=0)
+    assert envs.num_envs == 6 and obs.shape == (6, 1)
+    closed = obs[:, 0].astype(int)
+    assert not info[KEY][np.arange(6), closed].any() and info[KEY].sum() == 6 * 3  # each row's counter closed
+    right = (closed + 1) % 4
+    _, reward, terminated, truncated, info = envs.step(right)
+    assert (reward == 1).all() and not (terminated | truncated).any() and "final_obs" not in info
+    last = envs.obs.copy()
+    _, _, _, truncated, info = envs.step(right)
+    assert truncated.all() and info["final_obs"].shape == (6, 1)
+    assert info["final_info"][KEY].shape == (6, 4)
+    assert not np.array_equal(info["final_obs"], last)  # the episodes' last observations, then the next's first
+
+
+def test_agent_id_appends_each_agent_s_one_hot_index():
+    env = PettingZooEnv(COUNTERS, kwargs={"agents": 2}, agent_id=True, mask="none")
+    assert env.spec.obs_shape == (3,) and not env.spec.masked
+    obs, info = env.make(2).reset(seed=0)
+    np.testing.assert_array_equal(obs[:, 1:], np.tile(np.eye(2), (2, 1)))
+    assert KEY not in info
+
+
+def test_masks_from_each_agent_s_info():
+    env = PettingZooEnv(COUNTERS, kwargs={"masks": "info"})
+    assert env.mask == "info" and env.spec.masked
+    _, info = env.make(1).reset(seed=1)
+    assert info[KEY].shape == (2, 4)
+
+
+def test_an_agent_that_leaves_before_the_others_is_named():
+    envs = PettingZooEnv(COUNTERS, kwargs={"leave": True}).make(1)
+    envs.reset(seed=0)
+    envs.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(EnvError, match="agent_1 left copy 0's episode before the other agents"):
+        envs.step(np.zeros(2, dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    "id, kwargs, match",
+    [
+        ("no_such_module_rlfw:env", {}, r"cannot import 'no_such_module_rlfw'"),
+        ("tests.env.agents:Nothing", {}, r"tests.env.agents has no Nothing that makes an env"),
+        ("tests.env.corridor:Corridor", {}, r"made a Corridor, not a PettingZoo Parallel env"),
+        ("pettingzoo.classic.connect_four.connect_four:env", {}, r"made a turn-based \(AEC\) env"),
+        ("classic/connect_four-v3", {}, r"a turn-based \(AEC\) game"),
+        ("butterfly/pistonbal-v6", {}, r"not in PettingZoo's registry.*\(did you mean butterfly/pistonball-v6\?\)"),
+        (
+            "mpe2.simple_adversary_v3:parallel_env",
+            {},
+            r"their observation spaces differ: adversary_0 has Box.*agent_0 Box.*pad_observations_v0.*env.agent_id",
+        ),
+    ],
+)
+def test_what_is_not_a_parallel_env_with_shared_spaces_is_one_line(id, kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        PettingZooEnv(id, kwargs=kwargs)
+
+
+def test_an_id_of_pettingzoo_s_registry_makes_its_parallel_env():
+    env = PettingZooEnv("classic/rps-v2")
+    assert env.spec.agents == 2 and env.spec.num_actions == 3
+
+
+def test_mpe_spread_s_three_agents_see_eighteen_numbers_each():
+    env = PettingZooEnv(MPE, kwargs={"N": 3, "max_cycles": 25})
+    assert env.spec.agents == 3 and env.spec.obs_shape == (18,) and env.spec.num_actions == 5
+    envs = env.make(2)
+    envs.reset(seed=0)
+    ends = [envs.step(np.zeros(6, dtype=np.int64))[3].all() for _ in range(25)]
+    assert ends == [False] * 24 + [True]
+
+
+def test_env_state_packs_the_global_state_after_each_agent_s_observation():
+    env = PettingZooEnv(MPE, kwargs={"N": 3}, state=True, agent_id=True)
+    assert [(p.key, p.size) for p in env.spec.parts] == [("obs", 21), ("state", 54)]
+    obs, _ = env.make(1).reset(seed=0)
+    np.testing.assert_array_equal(obs[:, 21:], np.repeat(obs[:1, 21:], 3, 0))  # one state, in every agent's row
+    np.testing.assert_array_equal(obs[:, 21:].reshape(3, 3, 18)[0], obs[:, :18])  # MPE's state: the agents' obs
+
+
+def test_env_state_on_an_env_without_state_is_one_line():
+    with pytest.raises(ConfigError, match=r"^env.state=true: tests.env.agents:Counters has no global state\(\)"):
+        PettingZooEnv(COUNTERS, state=True)
