@@ -17,7 +17,8 @@ BAD = [
     (
         ["env=nope"],
         "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, cartpole_novel, catch, gym, halfcheetah, hopper,"
-        " humanoid, inverted_pendulum, minatar, minigrid, mujoco, pendulum, pong, popgym, popgym_cartpole, popgym_repeat_previous,"
+        " humanoid, inverted_pendulum, minatar, minigrid, mpe_spread, mujoco, pendulum, pettingzoo, pong, popgym, popgym_cartpole,"
+        " popgym_repeat_previous, taxi,"
         " walker2d",
     ),
     (["env=popgym", "env.task=RepeatPrevious"], "env.task='RepeatPrevious': not a POPGym task (did you mean"),
@@ -28,7 +29,9 @@ BAD = [
     (["num_envs=-2"], "num_envs=-2: envs stepped together, 1 to 1024"),
     (["algo=dqn", "replay.batch_size=200000"], "replay.batch_size=200000: must not exceed replay.capacity=100000"),
     (["algo=dqn", "env=gym", "env.id=Pendulum-v1"], "network/head=q acts in Discrete action spaces, and Pendulum-v1"),
-    (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ddpg, ppo, ppo_lstm, sac, td3"),
+    (["algo=mappo", "env=cartpole"], "network.head.critic_input='state': reads a global state, and CartPole-v1's"),
+    (["algo=vdn", "env=cartpole"], "loss='vdn': sums the Q values of an env's agents, and CartPole-v1 has one agent"),
+    (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ddpg, mappo, ppo, ppo_lstm, sac, td3"),
     (["algo=sac"], "network/head=squashed_gaussian acts in Box action spaces, and CartPole-v1 has Discrete(2)"),
     (
         ["algo=sac", "env=pendulum", "target.parts=[actor,critics]"],

@@ -13,7 +13,7 @@ import gymnasium as gym
 import numpy as np
 
 from rlfw.env.flat import flat
-from rlfw.env.masks import KEY, ActionMask, mask_source
+from rlfw.env.masks import KEY, ActionMask, WithoutMask, mask_source
 from rlfw.env.packed import Packed, packed
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
@@ -93,8 +93,7 @@ class GymEnv:
         """``env`` as rlfw acts on it: its mask moved into info (``rlfw.env.masks``), a Dict observation
         packed into one array for the ``multi`` encoder (``rlfw.env.packed``), any other that is not a Box
         one-hot and flat (``rlfw.env.flat``)."""
-        if self.mask != "none":
-            env = ActionMask(env, self.mask)
+        env = ActionMask(env, self.mask) if self.mask != "none" else WithoutMask(env)
         return flat(packed(env))
 
     def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:

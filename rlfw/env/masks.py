@@ -135,6 +135,19 @@ class ActionMask(gym.Wrapper):
         return obs, reward, terminated, truncated, info
 
 
+class WithoutMask(gym.Wrapper):
+    """``env.mask=none`` on an env whose info carries ``action_mask`` itself (Taxi): the key leaves the info,
+    so nothing downstream (the collector, evaluation) applies the mask the ablation turned off."""
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        return obs, {k: v for k, v in info.items() if k != KEY}
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, reward, terminated, truncated, {k: v for k, v in info.items() if k != KEY}
+
+
 def valid_actions(info: dict, env_step: int, space: gym.Space) -> np.ndarray:
     """The vector env's masks (``[num_envs, actions]`` bools) from its ``info``. A row that leaves no action
     open (in any dimension of a MultiDiscrete) ends the run in one line: sampling or an argmax over it

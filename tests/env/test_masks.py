@@ -52,6 +52,9 @@ def test_each_convention_is_found_and_gives_the_same_masks_in_info(convention):
 
 def test_mask_none_acts_without_one_and_a_convention_the_env_lacks_is_named():
     assert identity("method", mask="none").spec.masked is False
+    envs = identity("info", mask="none").make(2)  # an env that puts the mask in its info itself: taken out
+    _, info = envs.reset(seed=0)
+    assert KEY not in info and KEY not in envs.step(np.zeros(2, dtype=np.int64))[-1]
     with pytest.raises(ConfigError, match=r"env.mask=info: its info has no 'action_mask' key; this env follows method"):
         identity("method", mask="info")
     with pytest.raises(ConfigError, match=r"env.mask='sometimes': one of auto, obs, info, method, none"):
