@@ -14,6 +14,7 @@ rlfw runs the same checks over every built-in option (tests/test_contracts.py).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -219,6 +220,8 @@ def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, tor
     cls = declared("loss", name)
     head = head_for(cls.needs, cls.needs_distribution, cls.needs_critic)
     spec = spec_for(lookup("head", head))
+    if cls.needs_joint:  # a loss over the agents of joint steps: two agents, the batch's rows in pairs
+        spec = dataclasses.replace(spec, agents=2)
     loss = build("loss", {"name": name, **values}, "loss", spec=spec)
     net = network(loss.needs, {"name": head}, spec)
     target = copy.deepcopy(net).requires_grad_(False) if loss.needs_target else None

@@ -70,6 +70,8 @@ class GymEnv:
         except Exception as err:  # a bad kwarg or a missing optional dependency of the env
             raise ConfigError(f"env.id={id!r}: gymnasium.make failed: {err}") from err
         self.mask = mask_source(probe, mask)
+        # env.mask=none on an env whose info holds a mask itself (Taxi): taken out of its info (WithoutMask)
+        self.strip_mask = self.mask == "none" and KEY in probe.reset(seed=0)[1]
         probe = self._wrapped(probe)
         parts = probe.parts if isinstance(probe, Packed) else ()
         if isinstance(probe, Packed) and probe.left_out and id not in NOTED:  # once, not at each check of the env
@@ -93,7 +95,10 @@ class GymEnv:
         """``env`` as rlfw acts on it: its mask moved into info (``rlfw.env.masks``), a Dict observation
         packed into one array for the ``multi`` encoder (``rlfw.env.packed``), any other that is not a Box
         one-hot and flat (``rlfw.env.flat``)."""
-        env = ActionMask(env, self.mask) if self.mask != "none" else WithoutMask(env)
+        if self.mask != "none":
+            env = ActionMask(env, self.mask)
+        elif self.strip_mask:
+            env = WithoutMask(env)
         return flat(packed(env))
 
     def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:
