@@ -7,9 +7,11 @@ config checks, this runs before anything is written (``rlfw.config.preflight``).
 from __future__ import annotations
 
 import copy
+import random
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -40,12 +42,15 @@ class Parts:
 def build_parts(cfg: dict[str, Any]) -> Parts:
     """``cfg`` is the checked config as plain containers.
 
-    Seeds torch and sets its threads first: with the same ``seed`` and ``threads``, a CPU run is
-    reproducible from its initial weights on (envs are seeded from ``seed`` too, in
+    Seeds torch, numpy's and Python's global generators (an env that draws from them, as sb3-contrib's
+    test envs do, repeats too) and sets torch's threads first: with the same ``seed`` and ``threads``, a
+    CPU run is reproducible from its initial weights on (envs are seeded from ``seed`` too, in
     ``RLModule.experience``), from the command line or from Python. Then has the process keep freed
     memory for reuse (``rlfw.machine.keep_freed_memory``).
     """
     torch.manual_seed(cfg["seed"])
+    np.random.seed(cfg["seed"])
+    random.seed(cfg["seed"])
     # The run's thread count from here on: orthogonal initialisation (a QR decomposition) gives
     # slightly different weights with another count, so a run must not depend on the caller's.
     torch.set_num_threads(cfg["threads"] or cores())
