@@ -110,7 +110,7 @@ class AgentRows(gym.vector.VectorEnv):
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        final_obs, final_masks, ended = None, None, []
+        final_obs, final_masks = None, None  # made at the first copy whose episode ended
         for copy, env in enumerate(self.envs):
             rows = self._rows(copy)
             live = list(env.agents)
@@ -138,10 +138,9 @@ class AgentRows(gym.vector.VectorEnv):
             final_obs[rows] = final
             if final_masks is not None and masks is not None:
                 final_masks[rows] = masks
-            ended.append(copy)
             self._store(copy, *self._read(copy, *env.reset()))
         info = self._info()
-        if ended:
+        if final_obs is not None:
             info["final_obs"] = final_obs
             if final_masks is not None:
                 info["final_info"] = {KEY: final_masks}

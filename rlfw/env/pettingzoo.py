@@ -2,9 +2,8 @@
 
 ``env.id`` is an id of PettingZoo's registry (``butterfly/pistonball-v6``; ``pettingzoo.pprint_registry()``
 lists them), or ``<module>:<function>`` for one it does not hold: a function or class of ``module`` that
-makes the env (``mpe2.simple_spread_v3:parallel_env``; an env module named alone gives its
-``parallel_env``). Every agent shares one policy, so every agent needs the same observation and action
-spaces.
+makes the env (``mpe2.simple_spread_v3:parallel_env``). Every agent shares one policy, so every agent
+needs the same observation and action spaces.
 """
 
 from __future__ import annotations
@@ -25,21 +24,27 @@ from rlfw.errors import ConfigError, require
 from rlfw.registry import register
 from rlfw.values import suggest
 
-PAD = "SuperSuit's pad_observations_v0 / pad_action_space_v0 make them one"
+
+def pettingzoo() -> Any:
+    """The pettingzoo package (the ``pettingzoo`` extra, imported by this option only)."""
+    try:
+        import pettingzoo
+    except ImportError as err:
+        raise ConfigError(f"env=pettingzoo needs pettingzoo: pip install 'rlfw[pettingzoo]' ({err})") from err
+    return pettingzoo
 
 
 def factory(id: str) -> Callable[..., Any]:
     """The function that makes ``id``'s env; one line if the id is unknown, the module does not import or
     has no such name."""
     if ":" not in id:
-        import pettingzoo
-
-        if id in pettingzoo.parallel_registry:
-            return partial(pettingzoo.make, "parallel", id)
-        if id in pettingzoo.aec_registry:
+        registry = pettingzoo()
+        if id in registry.parallel_registry:
+            return partial(registry.make, "parallel", id)
+        if id in registry.aec_registry:
             raise ConfigError(f"env.id={id!r}: a turn-based (AEC) game; env=pettingzoo takes Parallel envs")
         raise ConfigError(
-            f"env.id={id!r}: not in PettingZoo's registry of Parallel envs{suggest(id, list(pettingzoo.parallel_registry))};"
+            f"env.id={id!r}: not in PettingZoo's registry of Parallel envs{suggest(id, list(registry.parallel_registry))};"
             " an env it does not hold is env.id=<module>:<function> (mpe2.simple_spread_v3:parallel_env)"
         )
     module_name, _, name = id.partition(":")
@@ -47,12 +52,10 @@ def factory(id: str) -> Callable[..., Any]:
         module = importlib.import_module(module_name)
     except ImportError as err:
         raise ConfigError(f"env.id={id!r}: cannot import {module_name!r} (is its package installed?): {err}") from err
-    make = getattr(module, name or "parallel_env", None)
-    if make is not None and not callable(make):  # an env module named by attribute: mpe2:simple_spread_v3
-        make = getattr(make, "parallel_env", None)
+    make = getattr(module, name, None)
     if not callable(make):
         raise ConfigError(
-            f"env.id={id!r}: {module_name} has no {name or 'parallel_env'} that makes an env;"
+            f"env.id={id!r}: {module_name} has no {name} that makes an env;"
             " env=pettingzoo takes env.id=<module>:<function> (mpe2.simple_spread_v3:parallel_env)"
         )
     return make
@@ -65,7 +68,7 @@ def shared_space(env: Any, spaces: Callable[[str], gym.Space], what: str) -> gym
     if differ:
         raise ConfigError(
             f"env=pettingzoo shares one policy among the agents, and their {what} spaces differ: {first} has"
-            f" {spaces(first)}, {', '.join(f'{a} {spaces(a)}' for a in differ)} ({PAD}; env.agent_id=true then"
+            f" {spaces(first)}, {', '.join(f'{a} {spaces(a)}' for a in differ)} (SuperSuit's pad_observations_v0 and pad_action_space_v0 make them one; env.agent_id=true then"
             " tells the shared policy which agent it acts for)"
         )
     return spaces(first)
@@ -87,15 +90,14 @@ class PettingZooEnv:
         require(mask in SOURCES, "env.mask", mask, f"one of {', '.join(SOURCES)}")
         self.id, self.kwargs, self.agent_id = id, dict(kwargs or {}), agent_id
         self._factory = factory(id)
-        from pettingzoo import AECEnv, ParallelEnv  # the pettingzoo extra: imported by this option only
-
+        api = pettingzoo()
         probe = self._make()
-        if isinstance(probe, AECEnv):
+        if isinstance(probe, api.AECEnv):
             raise ConfigError(
                 f"env.id={id!r}: made a turn-based (AEC) env; env=pettingzoo takes Parallel envs"
                 " (a module's parallel_env)"
             )
-        if not isinstance(probe, ParallelEnv):
+        if not isinstance(probe, api.ParallelEnv):
             raise ConfigError(f"env.id={id!r}: made a {type(probe).__name__}, not a PettingZoo Parallel env")
         obs_space = shared_space(probe, probe.observation_space, "observation")
         action_space = shared_space(probe, probe.action_space, "action")

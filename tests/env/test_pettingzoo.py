@@ -64,7 +64,7 @@ def test_an_agent_that_leaves_before_the_others_is_named():
         (
             "mpe2.simple_adversary_v3:parallel_env",
             {},
-            r"their observation spaces differ: adversary_0 has Box.*agent_0 Box.*pad_observations_v0.*env.agent_id",
+            r"their observation spaces differ: adversary_0 has Box.*agent_0 Box.*pad_observations_v0 and.*env.agent_id",
         ),
     ],
 )
