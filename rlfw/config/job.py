@@ -21,3 +21,4 @@ class Job:
     dropped: list[str]  # warnings for keys a tuned file set for a sibling option
     sweep: str | None = None  # a multirun's sweep folder name
     resume: Resume | None = None  # the checkpoint a resumed run goes on from (resume=...)
+    untuned: str | None = None  # the line a run with no tuned file for its algo and env starts with

@@ -27,6 +27,7 @@ from rlfw.config.path import config_dir
 from rlfw.config.report import CONFIG_ERRORS, fail
 from rlfw.config.sweep_folder import BASIC_SWEEPER, check_sweep_folder
 from rlfw.config.trainer import check_trainer
+from rlfw.config.tuned import untuned
 from rlfw.errors import ConfigError
 from rlfw.plugins import search_path
 from rlfw.state.lock import own
@@ -55,7 +56,9 @@ def prepare(config: DictConfig, hydra_cfg: Any) -> Job:
     from rlfw.config.build import build_parts  # imports torch (seconds): errors found above answer without it
 
     parts = build_parts(cfg)
-    return Job(cfg, parts, choices, overrides, dropped, sweep, check_folder(cfg, run_folder(hydra_cfg)))
+    job = Job(cfg, parts, choices, overrides, dropped, sweep, check_folder(cfg, run_folder(hydra_cfg)))
+    job.untuned = untuned(choices)
+    return job
 
 
 def run_folder(hydra_cfg: DictConfig) -> Path | None:

@@ -117,6 +117,8 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         f"{cfg['total_env_steps']:,}",
         run_dir,
     )
+    if job.untuned is not None:
+        log.info(job.untuned)
     for precision in precisions(parts.net):
         (log.warning if emulated(parts.net) else log.info)(precision)
     slow = emulated_bf16(str(trainer.precision), trainer.strategy.root_device.type)

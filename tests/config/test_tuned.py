@@ -1,7 +1,10 @@
 """Invariants of the shipped tuned values (conf/tuned) that their comments promise."""
 
 import pytest
+from hydra import initialize_config_dir
 
+from rlfw.config.path import config_dir
+from rlfw.config.tuned import untuned
 from tests.helpers import config
 
 
@@ -23,3 +26,13 @@ def test_atari_rainbow_keeps_the_papers_update_and_target_periods():
     steps_per_update = cfg["num_envs"] * replay["collect_steps"] / replay["updates"]
     assert steps_per_update == 4 and replay["batch_size"] == 32
     assert cfg["target"]["period"] * steps_per_update == 8_000
+
+
+def test_a_combination_without_tuned_values_says_so_in_one_line():
+    with initialize_config_dir(config_dir=config_dir(), version_base=None):
+        line = untuned({"algo": "ppo", "env": "taxi", "tuned": "ppo_taxi"})
+        assert untuned({"algo": "dqn", "env": "taxi", "tuned": "dqn_taxi"}) is None  # conf/tuned/dqn_taxi.yaml
+        assert untuned({"algo": "ppo", "env": "taxi", "tuned": None}) is None  # tuned=null: asked for none
+    assert line is not None and "\n" not in line
+    assert line.startswith("no tuned values for algo=ppo env=taxi (looked for conf/tuned/ppo_taxi.yaml)")
+    assert untuned({"algo": "ppo", "env": "taxi", "tuned": "ppo_taxi"}) == line  # Hydra not started: as rlfw.train
