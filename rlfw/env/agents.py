@@ -69,7 +69,7 @@ class AgentRows(gym.vector.VectorEnv):
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(action_space, self.num_envs)
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
-        self.ids = np.tile(np.eye(self.rows_per_env, dtype=np.float32), (copies, 1))  # each row's one-hot agent
+        self.ids = np.eye(self.rows_per_env, dtype=np.float32)  # each agent's one-hot index, a copy's rows in order
         row = self.single_observation_space
         self.obs = np.zeros((self.num_envs, *row.shape), row.dtype)
         self.masks: np.ndarray | None = None
@@ -82,7 +82,7 @@ class AgentRows(gym.vector.VectorEnv):
         read = [self.observe(obs[agent], infos.get(agent, {})) for agent in self.agents]
         rows = np.stack([o for o, _ in read]).astype(self.obs.dtype, copy=False)
         if self.agent_id:
-            rows = np.concatenate([rows, self.ids[self._rows(copy)]], axis=1)
+            rows = np.concatenate([rows, self.ids], axis=1)
         if self.state:
             state = np.asarray(self.envs[copy].state(), dtype=np.float32).reshape(1, -1)
             rows = np.concatenate([rows.reshape(len(rows), -1), np.repeat(state, len(rows), 0)], axis=1)

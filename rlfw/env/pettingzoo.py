@@ -129,7 +129,6 @@ class PettingZooEnv:
         self.obs_space, self.action_space = obs_space, action_space
         self.state_space = self._state_space(probe) if state else None
         rows = self.make(1)
-        self.agents = rows.agents
         self.spec = EnvSpec(
             id,
             tuple(rows.single_observation_space.shape or ()),
@@ -171,9 +170,11 @@ class PettingZooEnv:
             mask,
             f"a PettingZoo env's masks are obs or info; this env gives {found or 'none'}",
         )
-        size = mask_size(action_space)
         require(
-            size is not None, "env.mask", mask, f"masks apply to Discrete and MultiDiscrete actions, not {action_space}"
+            mask_size(action_space) is not None,
+            "env.mask",
+            mask,
+            f"masks apply to Discrete and MultiDiscrete actions, not {action_space}",
         )
         return source
 

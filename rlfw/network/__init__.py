@@ -36,10 +36,9 @@ def build_network(cfg: dict[str, Any], spec: EnvSpec) -> nn.Module:
     def encoder(skip: Sequence[str] = ()) -> Encoder:
         """An encoder of the config; ``skip``: a Dict observation's keys it leaves out (a critic's own)."""
         clip = {"obs_clip": cfg["obs_clip"]} if "obs_clip" in cfg else {}
-        keys = {
-            **encoder_cfg.get("keys", {}),
-            **{k: {**encoder_cfg.get("keys", {}).get(k, {}), "skip": True} for k in skip},
-        }
+        keys = dict(encoder_cfg.get("keys") or {})
+        for key in skip:
+            keys[key] = {**(keys.get(key) or {}), "skip": True}
         chosen = {**encoder_cfg, "keys": keys} if skip else encoder_cfg
         return build("encoder", chosen, "network.encoder", spec=spec, normalize=normalize, **clip)
 
