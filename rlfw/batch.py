@@ -21,3 +21,25 @@ def to_device(batch: Batch, device: torch.device) -> Batch:
     return Batch(
         {k: v if v.device == device else v.pin_memory().to(device, non_blocking=True) for k, v in batch.items()}
     )
+
+
+def acting(batch: Batch) -> torch.Tensor | None:
+    """Which rows chose their action, as 1/0 weights: those with an open action in their mask. A row whose
+    mask closes every action (a turn-based game's seat waiting its turn) made no choice, so a policy's
+    terms leave it out; None: every row chose."""
+    mask = batch.get("mask")
+    return None if mask is None else mask.bool().any(-1).float()
+
+
+def mean(x: torch.Tensor, weight: torch.Tensor | None) -> torch.Tensor:
+    """The mean of ``x`` over the rows ``weight`` counts (``acting``); over all rows where it is None."""
+    return x.mean() if weight is None else (x * weight).sum() / weight.sum().clamp(min=1)
+
+
+def standardized(x: torch.Tensor, weight: torch.Tensor | None) -> torch.Tensor:
+    """(x - mean) / (std + 1e-8) over the rows ``weight`` counts (``acting``), the std unbiased."""
+    if weight is None:
+        return (x - x.mean()) / (x.std() + 1e-8)
+    centred = x - mean(x, weight)
+    n = weight.sum()
+    return centred / (((centred.pow(2) * weight).sum() / (n - 1).clamp(min=1)).sqrt() + 1e-8)

@@ -5,7 +5,8 @@ It plays one episode on each of ``episodes`` envs made as the run made its evalu
 prints the mean, std and IQM of their returns and lengths. By default the seed and the number of
 episodes are the run's own for the evaluation of these weights, so it reproduces the run's figure.
 ``video=true`` writes ``play.mp4`` (one episode) into the run folder; ``render=human`` shows the
-episodes in a window, one after another.
+episodes in a window, one after another. A turn-based game's agent (``env=connect_four``) plays
+``episodes`` games against a uniform random player from each seat, and prints its win, draw and loss rates.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rlfw.agent.arguments import fail, parse
 from rlfw.agent.load import Agent, load
 from rlfw.errors import ConfigError
 from rlfw.run.evaluate import evaluate
+from rlfw.run.games import OUTCOMES, random_player, results
 from rlfw.run.video import record
 
 
@@ -46,6 +48,21 @@ def play(agent: Agent, args: Play) -> tuple[np.ndarray, np.ndarray]:
         result = np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])  # type: ignore[index]
     assert result is not None  # nothing stops it
     return result
+
+
+def games(agent: Agent, args: Play) -> list[str]:
+    """A turn-based game's agent against a uniform random player, ``args.episodes`` games from each seat:
+    one line of win, draw and loss rates a seat."""
+    episodes = args.episodes or agent.config["eval"]["episodes"]
+    seed = agent.eval_seed() if args.seed is None else args.seed
+    envs, rng = agent.make_env(episodes), np.random.default_rng(seed)
+    rates = results(envs, lambda: agent.policy(args.deterministic), {"random": lambda: random_player(rng)}, seed)
+    assert rates is not None  # nothing stops it
+    return [
+        f"as {seat} against a random player: "
+        + ", ".join(f"{outcome} {rates[f'vs_random_{seat}_{outcome}']:.0%}" for outcome in OUTCOMES)
+        for seat in envs.agents
+    ]
 
 
 def require_display(render: str) -> None:
@@ -80,10 +97,16 @@ def main(argv: list[str] | None = None) -> None:
         if args.render is not None:
             agent.env.render_env(args.render)[0].close()  # an env that cannot render so says it now
             require_display(args.render)
-        returns, lengths = play(agent, args)
+        if agent.spec.turns:
+            lines = games(agent, args)
+        else:
+            returns, lengths = play(agent, args)
     except ConfigError as err:
         fail("rlfw.play", err)
     how = "greedy" if args.deterministic else "as in training (not greedy)"
+    if agent.spec.turns:
+        print(f"{agent.checkpoint} ({agent.env_steps:,} env steps) on {agent.spec.id}, {how}:", *lines, sep="\n")
+        return
     print(f"{agent.checkpoint} ({agent.env_steps:,} env steps) on {agent.spec.id}: {len(returns)} episodes, {how}")
     print(line("return", returns))
     print(line("length", lengths))

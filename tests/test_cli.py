@@ -16,7 +16,7 @@ BAD = [
     ),
     (
         ["env=nope"],
-        "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, cartpole_novel, catch, gym, halfcheetah, hopper,"
+        "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, cartpole_novel, catch, connect_four, gym, halfcheetah, hopper,"
         " humanoid, inverted_pendulum, minatar, minigrid, mpe_spread, mujoco, pendulum, pettingzoo, pong, popgym, popgym_cartpole,"
         " popgym_repeat_previous, taxi,"
         " walker2d",
@@ -31,6 +31,13 @@ BAD = [
     (["algo=dqn", "env=gym", "env.id=Pendulum-v1"], "network/head=q acts in Discrete action spaces, and Pendulum-v1"),
     (["algo=mappo", "env=cartpole"], "network.head.critic_input='state': reads a global state, and CartPole-v1's"),
     (["algo=vdn", "env=cartpole"], "loss='vdn': sums the Q values of an env's agents, and CartPole-v1 has one agent"),
+    (
+        ["algo=vdn", "env=connect_four"],
+        "loss=vdn: classic/connect_four-v3 is a turn-based game of seats that compete, each waiting off its turn with"
+        " no open action; it trains by self-play with a loss that leaves waiting rows out: a2c, ppo",
+    ),
+    (["algo=dqn", "env=connect_four"], "loss=dqn: classic/connect_four-v3 is a turn-based game of seats that compete"),
+    (["algo=mappo", "env=connect_four"], "env.state=true: classic/connect_four-v3 has no global state()"),
     (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ddpg, mappo, ppo, ppo_lstm, sac, td3"),
     (["algo=sac"], "network/head=squashed_gaussian acts in Box action spaces, and CartPole-v1 has Discrete(2)"),
     (

@@ -75,9 +75,10 @@ def first_solved(run: Run) -> dict[str, float] | None:
     return next((e for e in run.summary["evals"] if e["return_mean"] >= bar), None)
 
 
-def row(label: str, runs: list[Run]) -> dict[str, Any]:
-    """One table row: final eval return (mean, std, IQM with its interval) and time to solve."""
-    finals = [r.summary["eval_return_mean"] for r in runs]
+def row(label: str, runs: list[Run], metric: str = "return_mean") -> dict[str, Any]:
+    """One table row: the final evaluation's ``metric`` (mean, std, IQM with its interval; the return by
+    default) and time to solve."""
+    finals = [r.summary["evals"][-1][metric] for r in runs]
     iqm, low, high = iqm_interval(finals)
     solved = [e for e in map(first_solved, runs) if e is not None]
     median = lambda key: statistics.median(e[key] for e in solved) if solved else math.nan  # noqa: E731

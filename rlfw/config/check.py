@@ -189,3 +189,15 @@ def check_sequences(cfg: dict[str, Any], chosen: dict[str, str], replay: type) -
             f"replay.minibatches={minibatches}: a recurrent head trains on whole env columns, so the minibatches"
             f" must divide num_envs={num_envs}"
         )
+
+
+def check_turns(cfg: dict[str, Any], spec: Any) -> None:
+    """A turn-based game (``spec.turns``) trains by self-play with a loss that leaves waiting seats out."""
+    name = cfg["loss"]["name"]
+    if spec.turns and not lookup("loss", name).plays_turns:
+        playing = [n for n, cls in sorted(options("loss").items()) if getattr(cls, "plays_turns", False)]
+        raise ConfigError(
+            f"loss={name}: {spec.id} is a turn-based game of seats that compete, each waiting off its turn with no"
+            f" open action; it trains by self-play with a loss that leaves waiting rows out: {', '.join(playing)}"
+            " (algo=ppo, algo=a2c)"
+        )

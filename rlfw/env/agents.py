@@ -9,6 +9,12 @@ observation ends with its agent's one-hot index, so a shared policy can act diff
 (``rlfw.env.packed``'s layout), for a critic that reads the state (MAPPO). Masks
 from a Dict observation's ``action_mask`` key, or an agent's ``info["action_mask"]``, are stacked into
 ``info["action_mask"]`` as ``rlfw.env.masks`` gives them for one agent.
+
+A turn-based game (``turns``: an AEC env through PettingZoo's ``turn_based_aec_to_parallel``) is
+played by self-play: its agents are seats, each one row, and a step is the move of the seat whose turn
+it is; the other seats' rows wait, with every action closed in their masks (the losses leave a row
+without an open action out of the policy's terms). The env's rewards reach every seat's row at the
+step they are given: a game's result at its last step.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 
-from rlfw.env.masks import KEY
+from rlfw.env.masks import KEY, mask_size
 from rlfw.errors import EnvError
 
 STATE = "state"  # a row's key for its env's global state (a critic's input: MAPPO)
@@ -58,12 +64,13 @@ class AgentRows(gym.vector.VectorEnv):
         action_space: gym.Space,
         agent_id: bool = False,
         state: gym.spaces.Box | None = None,
+        turns: bool = False,
     ):
         self.envs = [make() for _ in range(copies)]
         self.agents: list[str] = list(self.envs[0].possible_agents)
         self.rows_per_env = len(self.agents)  # rows of one copy: the env steps a vector step counts are copies
         self.num_envs = copies * self.rows_per_env
-        self.observe, self.agent_id, self.state = observe, agent_id, state is not None
+        self.observe, self.agent_id, self.state, self.turns = observe, agent_id, state is not None, turns
         self.single_observation_space, self.packed = row_spaces(observation_space, self.rows_per_env, agent_id, state)
         self.single_action_space = action_space
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
@@ -87,6 +94,10 @@ class AgentRows(gym.vector.VectorEnv):
             state = np.asarray(self.envs[copy].state(), dtype=np.float32).reshape(1, -1)
             rows = np.concatenate([rows.reshape(len(rows), -1), np.repeat(state, len(rows), 0)], axis=1)
         masks = None if read[0][1] is None else np.stack([cast(np.ndarray, m) for _, m in read])
+        if self.turns:  # only the seat to move has open actions
+            mover = np.array([agent == self.envs[copy].unwrapped.agent_selection for agent in self.agents])
+            width = mask_size(self.single_action_space)
+            masks = (np.ones((len(read), width), dtype=bool) if masks is None else masks) & mover[:, None]
         return rows, masks
 
     def _store(self, copy: int, obs: np.ndarray, masks: np.ndarray | None) -> None:

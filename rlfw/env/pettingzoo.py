@@ -42,9 +42,10 @@ def factory(id: str) -> Callable[..., Any]:
         if id in registry.parallel_registry:
             return partial(registry.make, "parallel", id)
         if id in registry.aec_registry:
-            raise ConfigError(f"env.id={id!r}: a turn-based (AEC) game; env=pettingzoo takes Parallel envs")
+            return partial(registry.make, "aec", id)
+        ids = [*registry.parallel_registry, *registry.aec_registry]
         raise ConfigError(
-            f"env.id={id!r}: not in PettingZoo's registry of Parallel envs{suggest(id, list(registry.parallel_registry))};"
+            f"env.id={id!r}: not in PettingZoo's registry{suggest(id, ids)};"
             " an env it does not hold is env.id=<module>:<function> (mpe2.simple_spread_v3:parallel_env)"
         )
     module_name, _, name = id.partition(":")
@@ -91,16 +92,22 @@ class PettingZooEnv:
         self.id, self.kwargs, self.agent_id = id, dict(kwargs or {}), agent_id
         self._factory = factory(id)
         api = pettingzoo()
+        made = self._factory(**self.kwargs)
+        if not isinstance(made, api.AECEnv | api.ParallelEnv):
+            raise ConfigError(f"env.id={id!r}: made a {type(made).__name__}, not a PettingZoo env (AEC or Parallel)")
+        # a turn-based (AEC) game is played by self-play: one seat acts a step, the others' rows wait
+        self.turns = isinstance(made, api.AECEnv)
+        made.close()
         probe = self._make()
-        if isinstance(probe, api.AECEnv):
-            raise ConfigError(
-                f"env.id={id!r}: made a turn-based (AEC) env; env=pettingzoo takes Parallel envs"
-                " (a module's parallel_env)"
-            )
-        if not isinstance(probe, api.ParallelEnv):
-            raise ConfigError(f"env.id={id!r}: made a {type(probe).__name__}, not a PettingZoo Parallel env")
         obs_space = shared_space(probe, probe.observation_space, "observation")
         action_space = shared_space(probe, probe.action_space, "action")
+        require(
+            not self.turns or mask_size(action_space) is not None,
+            "env.id",
+            id,
+            f"a turn-based game's waiting seats are masked, and masks apply to Discrete and MultiDiscrete actions,"
+            f" not {action_space}",
+        )
         obs, infos = probe.reset(seed=0)
         first = probe.possible_agents[0]
         self.mask = self._mask_source(mask, obs[first], infos.get(first, {}), action_space)
@@ -135,9 +142,10 @@ class PettingZooEnv:
             action_space,
             solved_return,
             np.dtype(rows.single_observation_space.dtype),
-            masked=self.mask != "none",
+            masked=self.mask != "none" or self.turns,
             parts=layout(rows.packed)[0] if rows.packed is not None else (),
             agents=rows.rows_per_env,
+            turns=self.turns,
         )
         rows.close()
         probe.close()
@@ -157,7 +165,13 @@ class PettingZooEnv:
         return gym.spaces.Box(-np.inf, np.inf, state.shape, np.float32)
 
     def _make(self) -> Any:
-        return self._factory(**self.kwargs)
+        """A Parallel env; a turn-based game's each step is its acting seat's move (``turns``)."""
+        env = self._factory(**self.kwargs)
+        if self.turns:
+            from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+            return turn_based_aec_to_parallel(env)
+        return env
 
     def _mask_source(self, mask: str, obs: Any, info: dict, action_space: gym.Space) -> str:
         found = [s for s, ok in (("obs", isinstance(obs, dict) and KEY in obs), ("info", KEY in info)) if ok]
@@ -189,5 +203,12 @@ class PettingZooEnv:
         """``num_envs`` copies of the env, not yet reset: ``num_envs x agents`` rows."""
         require(num_envs >= 1, "num_envs", num_envs, "must be >= 1")
         return AgentRows(
-            self._make, num_envs, self._observe, self.obs_space, self.action_space, self.agent_id, self.state_space
+            self._make,
+            num_envs,
+            self._observe,
+            self.obs_space,
+            self.action_space,
+            self.agent_id,
+            self.state_space,
+            self.turns,
         )

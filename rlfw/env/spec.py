@@ -37,6 +37,9 @@ class EnvSpec:
     parts: tuple = ()
     # Rows of the vector env per copy of the env: its agents (``rlfw.env.agents``); 1 for a one-agent env.
     agents: int = 1
+    # Whether the agents are the seats of a turn-based game (``rlfw.env.agents``): one row acts a step,
+    # the others wait with every action closed in their masks.
+    turns: bool = False
 
     @property
     def obs_bytes(self) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from rlfw.batch import Batch
+from rlfw.batch import Batch, acting, mean
 from rlfw.errors import require
 from rlfw.loss.actor_critic import value_loss
 from rlfw.loss.contract import LossHead
@@ -22,6 +22,7 @@ class A2CLoss(LossHead):
     needs_distribution = True  # pi(.|s) from the head, for any action space
     needs_batch = frozenset({"obs", "action", "advantage", "returns"})
     needs_target = False
+    plays_turns = True
 
     def __init__(self, vf_coef: float = 0.5, ent_coef: float = 0.0):
         super().__init__()
@@ -32,9 +33,10 @@ class A2CLoss(LossHead):
     def forward(self, batch: Batch, net: PolicyHead, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
         out = masked(net(batch.obs), batch.get("mask"))  # the policy the actions were sampled from
         pi = net.distribution(out)
-        entropy = pi.entropy().mean()
+        chose = acting(batch)  # the rows that had a choice (not a seat waiting its turn)
+        entropy = mean(pi.entropy(), chose)
         return {
-            "loss_policy": -(pi.log_prob(batch.action) * batch.advantage).mean(),
+            "loss_policy": -mean(pi.log_prob(batch.action) * batch.advantage, chose),
             "loss_value": self.vf_coef * value_loss(out["value"], batch.returns),
             "loss_entropy": -self.ent_coef * entropy,
             "entropy": entropy.detach(),

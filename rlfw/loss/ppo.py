@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from rlfw.batch import Batch
+from rlfw.batch import Batch, acting, mean
 from rlfw.errors import require
 from rlfw.loss.actor_critic import value_loss
 from rlfw.loss.contract import LossHead
@@ -30,6 +30,7 @@ class PPOLoss(LossHead):
     needs_distribution = True  # pi(.|s) from the head, for any action space
     needs_batch = frozenset({"obs", "action", "logp", "value", "advantage", "returns"})
     needs_target = False
+    plays_turns = True
 
     def __init__(
         self,
@@ -54,12 +55,13 @@ class PPOLoss(LossHead):
         log_ratio = pi.log_prob(batch.action) - batch.logp
         ratio = log_ratio.exp()
         surrogate = torch.min(ratio * batch.advantage, ratio.clamp(1 - self.clip, 1 + self.clip) * batch.advantage)
-        entropy = pi.entropy().mean()
+        chose = acting(batch)  # the rows that had a choice (not a seat waiting its turn)
+        entropy = mean(pi.entropy(), chose)
         with torch.no_grad():
-            approx_kl = ((ratio - 1) - log_ratio).mean()
-            clip_fraction = ((ratio - 1).abs() > self.clip).float().mean()
+            approx_kl = mean((ratio - 1) - log_ratio, chose)
+            clip_fraction = mean(((ratio - 1).abs() > self.clip).float(), chose)
         terms = {
-            "loss_policy": -surrogate.mean(),
+            "loss_policy": -mean(surrogate, chose),
             "loss_value": self.vf_coef * value_loss(out["value"], batch.returns, batch.value, self.clip_value),
             "loss_entropy": -self.ent_coef * entropy,
             "entropy": entropy.detach(),

@@ -11,7 +11,7 @@ from functools import partial
 import numpy as np
 import torch
 
-from rlfw.batch import Batch, to_device
+from rlfw.batch import Batch, acting, standardized, to_device
 from rlfw.errors import require
 from rlfw.registry import register
 from rlfw.replay.columns import columns
@@ -144,7 +144,7 @@ class Rollout(Replay):
             for i in range(self.minibatches):
                 batch = pick(order[i * size : (i + 1) * size])
                 if self.normalize_advantage:
-                    batch["advantage"] = (batch.advantage - batch.advantage.mean()) / (batch.advantage.std() + 1e-8)
+                    batch["advantage"] = standardized(batch.advantage, acting(batch))
                 yield batch
                 if self.stop_epochs:
                     return

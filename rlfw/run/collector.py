@@ -23,7 +23,8 @@ class Collector:
         self.world = world  # processes stepping envs in lockstep (trainer.strategy=ddp): env steps count them all
         self.obs, info = envs.reset(seed=seed)
         # the env's invalid-action masks (rlfw.env.masks): the actions open in self.obs; None without
-        self.mask = valid_actions(info, 0, envs.single_action_space) if KEY in info else None
+        self.turns = getattr(envs, "turns", False)  # a turn-based game's seats wait with every action closed
+        self.mask = valid_actions(info, 0, envs.single_action_space, self.turns) if KEY in info else None
         self.num_envs = envs.num_envs  # rows: each copy's agents (rlfw.env.agents), one for a one-agent env
         self.copies = self.num_envs // getattr(envs, "rows_per_env", 1)  # env steps count the copies' steps
         self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
@@ -85,7 +86,7 @@ class Collector:
             **self.policy.after(),
         }
         if self.mask is not None:  # the actions open in obs, and in the observation after it (the targets' max)
-            after = valid_actions(info, self.env_steps, self.envs.single_action_space)
+            after = valid_actions(info, self.env_steps, self.envs.single_action_space, self.turns)
             step["mask"], step["next_mask"] = self.mask, next_masks(after, info, done) if ended else after
             self.mask = after
         self.replay.add(step)

@@ -80,4 +80,17 @@ def evaluation(module: Any, envs, stop: Callable[[], bool] = never) -> dict[str,
         "wall_seconds": module.wall_seconds(),  # evaluations included
         "return_mean": float(returns.mean()),
         "return_std": float(returns.std()),
+        **per_agent(returns, getattr(envs, "agents", None)),
+    }
+
+
+def per_agent(returns: np.ndarray, agents: list[str] | None) -> dict[str, float]:
+    """With many agents (rows copy-major, ``rlfw.env.agents``), the team's return (the sum of a copy's
+    agents') and each agent's, as means over the copies; nothing for one agent."""
+    if not agents or len(agents) < 2:
+        return {}
+    by_copy = returns.reshape(-1, len(agents))
+    return {
+        "team_return_mean": float(by_copy.sum(1).mean()),
+        **{f"return_mean_{agent}": float(by_copy[:, i].mean()) for i, agent in enumerate(agents)},
     }

@@ -21,6 +21,7 @@ import torch
 from rlfw.batch import Batch
 from rlfw.run.collector import Collector
 from rlfw.run.evaluate import evaluation
+from rlfw.run.games import game_evaluation
 from rlfw.run.progress import Progress
 from rlfw.run.ranks import env_seed, from_rank_zero, rank_and_world
 from rlfw.run.timings import finisher
@@ -79,12 +80,13 @@ def evaluate(module, eval_envs) -> bool:
     """Rank 0 plays the greedy episodes (``eval_envs``; None on other ranks); every rank records the
     result. False when a stop signal cut the evaluation short (nothing is recorded then)."""
     start = perf_counter()
-    result = from_rank_zero(module, None if eval_envs is None else evaluation(module, eval_envs, module.stop_requested))
+    measure = game_evaluation if getattr(eval_envs, "turns", False) else evaluation  # a game: results per seat
+    result = from_rank_zero(module, None if eval_envs is None else measure(module, eval_envs, module.stop_requested))
     module.collector.timings.evaluate += perf_counter() - start
     if result is None:
         return False
     module.progress.evals.append(result)
-    module.write({"eval/return_mean": result["return_mean"], "eval/return_std": result["return_std"]})
+    module.write({f"eval/{k}": v for k, v in result.items() if k not in ("env_steps", "wall_seconds")})
     if module._trainer is not None:  # callbacks with an on_eval hook (best.ckpt) see the weights just evaluated
         for callback in module.trainer.callbacks:
             if hasattr(callback, "on_eval"):

@@ -45,6 +45,15 @@ def test_a_row_pools_seeds_and_times_the_first_solved_evaluation():
     assert r["solved_runs"] == 2 and r["env_steps_to_solve"] == 1500 and r["wall_seconds_to_solve"] == 3.5
 
 
+def test_another_metric_of_the_evaluations_fills_the_row_and_the_curves():
+    runs = [fake("a", [], [(1000, 1, 0.0), (2000, 2, 0.0)]), fake("b", [], [(1000, 1, 0.0), (2000, 2, 0.0)])]
+    for one, wins in zip(runs, ([0.5, 0.9], [0.7, 1.0]), strict=True):
+        for e, w in zip(one.summary["evals"], wins, strict=True):
+            e["vs_random_player_1_win"] = w
+    assert row("v", runs, "vs_random_player_1_win")["final_return_mean"] == pytest.approx(0.95)
+    assert curves(runs, "env_steps", "vs_random_player_1_win")[1].tolist() == [[0.5, 0.9], [0.7, 1.0]]
+
+
 def test_curves_share_one_grid_and_keep_a_finished_runs_last_evaluation():
     runs = [fake("a", [], [(500, 1, 1.0), (1000, 2, 2.0), (1500, 3, 3.0)]), fake("b", [], [(1000, 1, 10.0)])]
     grid, values = curves(runs, "env_steps")
@@ -111,6 +120,11 @@ def test_compare_by_a_key_and_a_glob(four_runs, tmp_path):
         (
             ["RUNS", "--by", "replay.n_stepz"],
             "rlfw.compare: --by replay.n_stepz: no run has this key; keys that differ between these runs: algo",
+        ),
+        (
+            ["RUNS", "--metric", "win_rate"],
+            "rlfw.compare: --metric win_rate: not in every evaluation of these runs; they all have return_mean,"
+            " return_std",
         ),
     ],
 )

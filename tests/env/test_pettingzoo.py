@@ -1,4 +1,4 @@
-"""PettingZoo Parallel envs as rows (``env=pettingzoo``): shapes, episode ends, ids, masks, bad input."""
+"""PettingZoo envs as rows (``env=pettingzoo``): shapes, episode ends, ids, masks, turn-based games, bad input."""
 
 import numpy as np
 import pytest
@@ -57,9 +57,7 @@ def test_an_agent_that_leaves_before_the_others_is_named():
     [
         ("no_such_module_rlfw:env", {}, r"cannot import 'no_such_module_rlfw'"),
         ("tests.env.agents:Nothing", {}, r"tests.env.agents has no Nothing that makes an env"),
-        ("tests.env.corridor:Corridor", {}, r"made a Corridor, not a PettingZoo Parallel env"),
-        ("pettingzoo.classic.connect_four.connect_four:env", {}, r"made a turn-based \(AEC\) env"),
-        ("classic/connect_four-v3", {}, r"a turn-based \(AEC\) game"),
+        ("tests.env.corridor:Corridor", {}, r"made a Corridor, not a PettingZoo env \(AEC or Parallel\)"),
         ("butterfly/pistonbal-v6", {}, r"not in PettingZoo's registry.*\(did you mean butterfly/pistonball-v6\?\)"),
         (
             "mpe2.simple_adversary_v3:parallel_env",
@@ -98,3 +96,27 @@ def test_env_state_packs_the_global_state_after_each_agent_s_observation():
 def test_env_state_on_an_env_without_state_is_one_line():
     with pytest.raises(ConfigError, match=r"^env.state=true: tests.env.agents:Counters has no global state\(\)"):
         PettingZooEnv(COUNTERS, state=True)
+
+
+def test_a_turn_based_game_s_seats_are_rows_that_act_on_their_turn():
+    env = PettingZooEnv("classic/tictactoe-v3")
+    assert env.turns and env.spec.turns and env.spec.agents == 2 and env.spec.masked
+    envs = env.make(2)
+    _, info = envs.reset(seed=0)
+    np.testing.assert_array_equal(info[KEY].any(1), [True, False, True, False])  # player_1 waits
+    moves = [0, 3, 1, 4, 2]  # player_0 takes the top row, player_1 blocks nothing
+    for turn, square in enumerate(moves):
+        seat = turn % 2
+        actions = np.full(4, 8)  # a waiting seat's action goes nowhere (8 is never played here)
+        actions[[seat, 2 + seat]] = square
+        _, reward, terminated, _, info = envs.step(actions)
+        if turn < len(moves) - 1:
+            assert not terminated.any() and not reward.any()
+            np.testing.assert_array_equal(info[KEY].any(1), [seat == 1, seat == 0] * 2)  # the other seat's turn
+    np.testing.assert_array_equal(reward, [1, -1, 1, -1])  # the result reaches both seats at the game's end
+    assert terminated.all() and "final_obs" in info
+
+
+def test_a_game_s_id_may_be_a_module_s_aec_env():
+    env = PettingZooEnv("pettingzoo.classic.connect_four_v3:env")
+    assert env.spec.turns and env.spec.obs_shape == (6, 7, 2) and env.spec.num_actions == 7

@@ -73,3 +73,20 @@ def test_entropy_term_is_minus_ent_coef_times_entropy():
     out = A2CLoss(ent_coef=0.1)(batch, net)
     torch.testing.assert_close(out["loss_entropy"], -0.1 * out["entropy"])
     assert out["entropy"] > 0
+
+
+def test_rows_that_wait_their_turn_are_out_of_the_policy_terms():
+    """A row whose mask closes every action (a turn-based game's waiting seat) made no choice: PPO and A2C
+    give the terms of the rows that chose, as if the waiting rows were not in the batch."""
+    net, batch = net_and_batch()
+    batch["logp"] = batch.logp - 0.1  # ratio != 1: the metrics are not constants
+    mask = torch.ones(16, 4, dtype=torch.bool)
+    mask[8:] = False  # rows 8.. wait
+    chose = Batch({k: v[:8] for k, v in batch.items()})
+    for loss in (PPOLoss(ent_coef=0.01), A2CLoss(ent_coef=0.01)):
+        whole = loss(Batch(batch, mask=mask), net)
+        alone = loss(chose, net)
+        for term in ("loss_policy", "loss_entropy", "entropy", "approx_kl", "clip_fraction"):
+            if term in alone:
+                torch.testing.assert_close(whole[term], alone[term])
+        assert not torch.isclose(whole["loss_value"], alone["loss_value"])  # the critic learns waiting states too

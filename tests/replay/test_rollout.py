@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 import torch
 
+from rlfw.batch import standardized
 from rlfw.errors import ConfigError
 from rlfw.replay.rollout import Rollout
 
@@ -205,3 +206,10 @@ def test_a_recurrent_rollout_resumes_with_its_states():
     for a, b in zip(first, second, strict=True):
         for key in a:
             assert torch.equal(a[key], b[key])
+
+
+def test_advantages_are_standardized_over_the_rows_that_chose():
+    x = torch.tensor([1.0, 2.0, 3.0, 100.0])
+    chose = torch.tensor([1.0, 1.0, 1.0, 0.0])
+    torch.testing.assert_close(standardized(x, chose)[:3], standardized(x[:3], None))
+    torch.testing.assert_close(standardized(x, torch.ones(4)), standardized(x, None))
