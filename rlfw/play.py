@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -61,7 +62,7 @@ def games(agent: Agent, args: Play) -> list[str]:
     return [
         f"as {seat} against a random player: "
         + ", ".join(f"{outcome} {rates[f'vs_random_{seat}_{outcome}']:.0%}" for outcome in OUTCOMES)
-        for seat in envs.agents
+        for seat in cast(Any, envs).agents  # a game's rows (rlfw.env.agents)
     ]
 
 

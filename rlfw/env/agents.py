@@ -13,8 +13,8 @@ from a Dict observation's ``action_mask`` key, or an agent's ``info["action_mask
 A turn-based game (``turns``: an AEC env through PettingZoo's ``turn_based_aec_to_parallel``) is
 played by self-play: its agents are seats, each one row, and a step is the move of the seat whose turn
 it is; the other seats' rows wait, with every action closed in their masks (the losses leave a row
-without an open action out of the policy's terms). The env's rewards reach every seat's row at the
-step they are given: a game's result at its last step.
+without an open action out, and GAE runs over each seat's own moves: ``rlfw.replay.turns``). The env's
+rewards reach every seat's row at the step they are given: a game's result at its last step.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class AgentRows(gym.vector.VectorEnv):
         masks = None if read[0][1] is None else np.stack([cast(np.ndarray, m) for _, m in read])
         if self.turns:  # only the seat to move has open actions
             mover = np.array([agent == self.envs[copy].unwrapped.agent_selection for agent in self.agents])
-            width = mask_size(self.single_action_space)
+            width = cast(int, mask_size(self.single_action_space))  # a game's actions take masks (rlfw.env.pettingzoo)
             masks = (np.ones((len(read), width), dtype=bool) if masks is None else masks) & mover[:, None]
         return rows, masks
 

@@ -37,7 +37,7 @@ class A2CLoss(LossHead):
         entropy = mean(pi.entropy(), chose)
         return {
             "loss_policy": -mean(pi.log_prob(batch.action) * batch.advantage, chose),
-            "loss_value": self.vf_coef * value_loss(out["value"], batch.returns),
+            "loss_value": self.vf_coef * value_loss(out["value"], batch.returns, rows=chose),
             "loss_entropy": -self.ent_coef * entropy,
             "entropy": entropy.detach(),
         }

@@ -62,7 +62,7 @@ class PPOLoss(LossHead):
             clip_fraction = mean(((ratio - 1).abs() > self.clip).float(), chose)
         terms = {
             "loss_policy": -mean(surrogate, chose),
-            "loss_value": self.vf_coef * value_loss(out["value"], batch.returns, batch.value, self.clip_value),
+            "loss_value": self.vf_coef * value_loss(out["value"], batch.returns, batch.value, self.clip_value, chose),
             "loss_entropy": -self.ent_coef * entropy,
             "entropy": entropy.detach(),
             "approx_kl": approx_kl,

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from rlfw.batch import Batch, acting, standardized, to_device
+from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.registry import register
 from rlfw.replay.columns import columns
@@ -19,6 +20,7 @@ from rlfw.replay.contract import Replay
 from rlfw.replay.gae import gae
 from rlfw.replay.reward_scale import RewardScale
 from rlfw.replay.steps import StepStore
+from rlfw.replay.turns import seat_gae
 
 
 @register("replay", "rollout")
@@ -39,6 +41,7 @@ class Rollout(Replay):
         normalize_advantage: bool = True,
         normalize_reward: bool = False,
         reward_clip: float = 10.0,
+        spec: EnvSpec | None = None,
     ):
         for key, value in (("num_steps", num_steps), ("epochs", epochs), ("minibatches", minibatches)):
             require(value >= 1, f"replay.{key}", value, "must be >= 1")
@@ -75,6 +78,9 @@ class Rollout(Replay):
         self.last_state: torch.Tensor | None = None  # a recurrent policy's state after it
         self.initial_state: torch.Tensor | None = None  # its state before the rollout's first step
         self.stop_epochs = False
+        # a turn-based game's rows: GAE over each seat's own moves (rlfw.replay.turns), from the masks
+        self.turns = spec is not None and spec.turns
+        self.last_acting = torch.empty(0, dtype=torch.bool)  # the rows to move after the rollout's last step
 
     def add(self, step: dict[str, np.ndarray]) -> None:
         """Stores the step without its ``next_obs``: GAE bootstraps from V(next_obs), which is the next
@@ -83,7 +89,7 @@ class Rollout(Replay):
         step = dict(step)
         next_obs = step.pop("next_obs")
         state, next_state = step.pop("state", None), step.pop("next_state", None)  # a recurrent policy's
-        step.pop("next_mask", None)  # an action mask's: GAE bootstraps V, which no mask limits
+        next_mask = step.pop("next_mask", None)  # GAE bootstraps V, which no mask limits (but a seat's turn)
         if self.reward_scale is not None:
             step["reward"] = self.reward_scale(step["reward"], step["terminated"], step["truncated"])
         row = self.store.add(step)
@@ -96,6 +102,8 @@ class Rollout(Replay):
             after = None if next_state is None else torch.tensor(next_state[envs])
             self.finals.append((row, torch.from_numpy(envs), torch.from_numpy(next_obs[envs]), after))
         self.last_next_obs = torch.from_numpy(next_obs)
+        if self.turns:
+            self.last_acting = torch.from_numpy(np.asarray(next_mask, dtype=bool).any(-1))
         self.last_state = None if next_state is None else torch.from_numpy(next_state)
 
     def ready(self) -> bool:
@@ -115,9 +123,22 @@ class Rollout(Replay):
         for row, envs, _, _ in self.finals:
             next_value[row, envs] = value[start : start + len(envs)]
             start += len(envs)
-        advantage = gae(
-            d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda
-        )
+        if self.turns:
+            advantage = seat_gae(
+                d["reward"],
+                d["value"],
+                next_value,
+                d["terminated"],
+                d["truncated"],
+                d["mask"].bool().any(-1),
+                self.last_acting,
+                self.gamma,
+                self.gae_lambda,
+            )
+        else:
+            advantage = gae(
+                d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda
+            )
         data = Batch(
             obs=d["obs"],
             action=d["action"],

@@ -88,7 +88,7 @@ def game_evaluation(module: Any, envs, stop: Callable[[], bool] = never) -> dict
     if rates is None:
         return None
     score = rates["vs_random_score"]
-    decided = np.mean([rates[f"vs_random_{seat}_{o}"] for seat in envs.agents for o in ("win", "loss")]) * 2
+    decided = 2 * float(np.mean([rates[f"vs_random_{seat}_{o}"] for seat in envs.agents for o in ("win", "loss")]))
     return {
         "env_steps": module.progress.env_steps,
         "wall_seconds": module.wall_seconds(),
