@@ -1,6 +1,6 @@
 """BenchMARL's side of ``benchmarks/benchmarl_spread.py``: one run, in BenchMARL's venv, printed as one JSON line.
 
-    /path/to/benchmarl-venv/bin/python benchmarks/benchmarl_side.py mappo|ippo SEED
+/path/to/benchmarl-venv/bin/python benchmarks/benchmarl_side.py mappo|ippo SEED
 """
 
 from __future__ import annotations

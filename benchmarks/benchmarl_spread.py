@@ -66,7 +66,9 @@ def main() -> None:
                     flush=True,
                 )
     for algo in args.algos:
-        speed = {s: statistics.median(r["steps"] / r["wall_s"] for r in results[algo, s]) for s in ("rlfw", "benchmarl")}
+        speed = {
+            s: statistics.median(r["steps"] / r["wall_s"] for r in results[algo, s]) for s in ("rlfw", "benchmarl")
+        }
         ret = {s: statistics.median(r["return"] for r in results[algo, s]) for s in ("rlfw", "benchmarl")}
         print(
             f"{algo}: median steps/s rlfw {speed['rlfw']:,.0f}, BenchMARL {speed['benchmarl']:,.0f}"
