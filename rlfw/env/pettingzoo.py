@@ -1,9 +1,10 @@
-"""Any PettingZoo Parallel env, its agents as rows of one vector env (``env=pettingzoo env.id=...``).
+"""Any PettingZoo env, its agents as rows of one vector env (``env=pettingzoo env.id=...``).
 
 ``env.id`` is an id of PettingZoo's registry (``butterfly/pistonball-v6``; ``pettingzoo.pprint_registry()``
 lists them), or ``<module>:<function>`` for one it does not hold: a function or class of ``module`` that
 makes the env (``mpe2.simple_spread_v3:parallel_env``). Every agent shares one policy, so every agent
-needs the same observation and action spaces.
+needs the same observation and action spaces. A turn-based (AEC) game (``classic/connect_four-v3``) is
+played by self-play, its seats as rows that act on their turn (``rlfw.env.agents``' ``turns``).
 """
 
 from __future__ import annotations
