@@ -25,8 +25,8 @@ def to_device(batch: Batch, device: torch.device) -> Batch:
 
 def acting(batch: Batch) -> torch.Tensor | None:
     """Which rows chose their action, as 1/0 weights: those with an open action in their mask. A row whose
-    mask closes every action (a turn-based game's seat waiting its turn) made no choice, so a policy's
-    terms leave it out; None: every row chose."""
+    mask closes every action (a turn-based game's seat waiting its turn) made no choice, so the
+    actor-critic losses leave it out; None: every row chose."""
     mask = batch.get("mask")
     return None if mask is None else mask.bool().any(-1).float()
 

@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from rlfw.config import schema
+from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 from rlfw.registry import CONF_DIRS, GROUPS, RUN_CONTEXT, lookup, names, options
 from rlfw.values import check_values
@@ -191,7 +192,7 @@ def check_sequences(cfg: dict[str, Any], chosen: dict[str, str], replay: type) -
         )
 
 
-def check_turns(cfg: dict[str, Any], spec: Any) -> None:
+def check_turns(cfg: dict[str, Any], spec: EnvSpec) -> None:
     """A turn-based game (``spec.turns``) trains by self-play with a loss that leaves waiting seats out."""
     name = cfg["loss"]["name"]
     if spec.turns and not lookup("loss", name).plays_turns:

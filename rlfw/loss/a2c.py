@@ -16,7 +16,8 @@ from rlfw.registry import register
 
 @register("loss", "a2c")
 class A2CLoss(LossHead):
-    """L = -mean(log pi(a|s) * A) + vf_coef * 1/2 (V(s) - R)^2 - ent_coef * H[pi(.|s)]"""
+    """L = -mean(log pi(a|s) * A) + vf_coef * 1/2 (V(s) - R)^2 - ent_coef * H[pi(.|s)], each mean over the
+    rows that chose their action (``rlfw.batch.acting``: not a turn-based game's waiting seat)."""
 
     needs = frozenset({"value"})
     needs_distribution = True  # pi(.|s) from the head, for any action space

@@ -21,8 +21,9 @@ class PPOLoss(LossHead):
         L = -mean(min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A))
             + vf_coef * value loss (optionally clipped around V_old) - ent_coef * H[pi(.|s)]
 
-    Metrics: approx_kl = mean((ratio - 1) - log ratio) (Schulman's low-variance estimator) and
-    clip_fraction. With ``target_kl``, the rollout's remaining epochs are skipped once approx_kl
+    Every mean is over the rows that chose their action (``rlfw.batch.acting``: not a turn-based
+    game's waiting seat). Metrics: approx_kl = mean((ratio - 1) - log ratio) (Schulman's low-variance
+    estimator) and clip_fraction. With ``target_kl``, the rollout's remaining epochs are skipped once approx_kl
     exceeds it.
     """
 
