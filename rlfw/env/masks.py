@@ -155,9 +155,10 @@ def valid_actions(info: dict, env_step: int, space: gym.Space, turns: bool = Fal
     is a seat waiting its turn (``rlfw.env.agents``), and its action goes nowhere."""
     mask = np.asarray(info[KEY], dtype=bool)
     parts: list[int] = np.cumsum(space.nvec)[:-1].tolist() if isinstance(space, gym.spaces.MultiDiscrete) else []
-    waiting = ~mask.any(-1) if turns else np.zeros(len(mask), dtype=bool)
     for part in np.split(mask, parts, axis=-1):
-        closed = ~part.any(-1) & ~waiting
+        closed = ~part.any(-1)
+        if turns:  # a row with no action open anywhere waits its turn
+            closed &= mask.any(-1)
         if closed.any():
             raise EnvError(
                 f"at env step {env_step:,} sub-env {int(closed.argmax())}'s action mask leaves no action open;"
