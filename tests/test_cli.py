@@ -38,6 +38,18 @@ BAD = [
     ),
     (["algo=dqn", "env=connect_four"], "loss=dqn: classic/connect_four-v3 is a turn-based game of seats that compete"),
     (["algo=mappo", "env=connect_four"], "env.state=true: classic/connect_four-v3 has no global state()"),
+    (
+        ["algo=dqn", "env=pettingzoo", "env.id=tests.env.agents:Counters", "env.agents_leave=true"],
+        "loss=dqn: env.agents_leave=true: the rows of agents that leave tests.env.agents:Counters wait with no open"
+        " action; it trains with a loss that leaves waiting rows out: a2c, ppo (algo=ppo, algo=a2c, algo=mappo)",
+    ),
+    (
+        ["algo=ppo_lstm", "env=pettingzoo", "env.id=tests.env.agents:Counters", "env.agents_leave=true"],
+        "env.agents_leave=true: a recurrent head's memory would carry a left agent's waiting steps",
+    ),
+    (["league.past=0.5"], "league.past=0.5: past versions take a seat in a turn-based game's training games"),
+    (["league.past=2"], "league.past=2: the share of training games against a past version, 0 to 1"),
+    (["algo=ppo_lstm", "league.past=0.5"], "league.past=0.5: past versions play one step at a time without memory"),
     (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ddpg, mappo, ppo, ppo_lstm, sac, td3"),
     (["algo=sac"], "network/head=squashed_gaussian acts in Box action spaces, and CartPole-v1 has Discrete(2)"),
     (

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from rlfw.config.algos import algos_acting_in
-from rlfw.config.check import check_turns
+from rlfw.config.check import check_waiting
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.explore.contract import ExploreRule
@@ -69,7 +69,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     net = build_network(cfg["network"], env.spec)
     explore = build("explore", cfg["explore"], "explore", spec=env.spec)
     loss = build("loss", cfg["loss"], "loss", spec=env.spec)
-    check_turns(cfg, env.spec)
+    check_waiting(cfg, env.spec)
     target = build("target", cfg["target"], "target")
     run = {
         "spec": env.spec,

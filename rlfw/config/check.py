@@ -123,6 +123,16 @@ def check_fit(cfg: dict[str, Any]) -> None:
             )
     if head.recurrent:  # before the outputs: what a user mixing it with DQN or SAC needs to hear
         check_sequences(cfg, chosen, replay)
+        if cfg["env"].get("agents_leave"):
+            raise ConfigError(
+                f"env.agents_leave=true: a recurrent head's memory would carry a left agent's waiting steps into"
+                f" its next episode; network/head={chosen['head']} is recurrent (a feed-forward head)"
+            )
+        if cfg["league"]["past"] > 0:
+            raise ConfigError(
+                f"league.past={cfg['league']['past']}: past versions play one step at a time without memory;"
+                f" network/head={chosen['head']} is recurrent (league.past=0, or a feed-forward head)"
+            )
     for who, user in ((f"explore={chosen['explore']}", explore), (f"loss={chosen['loss']}", loss)):
         if not user.needs <= head.outputs:
             raise ConfigError(
@@ -192,13 +202,25 @@ def check_sequences(cfg: dict[str, Any], chosen: dict[str, str], replay: type) -
         )
 
 
-def check_turns(cfg: dict[str, Any], spec: EnvSpec) -> None:
-    """A turn-based game (``spec.turns``) trains by self-play with a loss that leaves waiting seats out."""
+def check_waiting(cfg: dict[str, Any], spec: EnvSpec) -> None:
+    """Rows that wait with no open action (a turn-based game's seats, agents that leave) need a loss that
+    leaves them out; past versions play only a game's seats."""
     name = cfg["loss"]["name"]
-    if spec.turns and not lookup("loss", name).plays_turns:
-        playing = [n for n, cls in sorted(options("loss").items()) if getattr(cls, "plays_turns", False)]
+    if (spec.turns or spec.leave) and not lookup("loss", name).skips_waiting:
+        skipping = [n for n, cls in sorted(options("loss").items()) if getattr(cls, "skips_waiting", False)]
+        why = (
+            f"{spec.id} is a turn-based game of seats that compete, each waiting off its turn with no open action;"
+            " it trains by self-play"
+            if spec.turns
+            else f"env.agents_leave=true: the rows of agents that leave {spec.id} wait with no open action; it trains"
+        )
         raise ConfigError(
-            f"loss={name}: {spec.id} is a turn-based game of seats that compete, each waiting off its turn with no"
-            f" open action; it trains by self-play with a loss that leaves waiting rows out: {', '.join(playing)}"
-            " (algo=ppo, algo=a2c)"
+            f"loss={name}: {why} with a loss that leaves waiting rows out: {', '.join(skipping)} (algo=ppo, algo=a2c"
+            f"{'' if spec.turns else ', algo=mappo'})"
+        )
+    past = cfg["league"]["past"]
+    if past > 0 and not spec.turns:
+        raise ConfigError(
+            f"league.past={past}: past versions take a seat in a turn-based game's training games (env=connect_four);"
+            f" {spec.id} is not one (league.past=0)"
         )

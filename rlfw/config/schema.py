@@ -29,6 +29,7 @@ class Run:
     stop_when_solved: bool
     objective: Literal["final_eval", "mean_eval"]
     eval: dict
+    league: dict
     log_every: int
     progress_every_s: float
     checkpoint: dict
@@ -83,6 +84,20 @@ class Eval:
             self.episodes,
             f"episodes run side by side, 1 to {MAX_ENVS}",
         )
+
+
+@dataclass
+class League:
+    past: float
+    keep: int
+    every: int
+
+    def __post_init__(self):
+        require(
+            0 <= self.past <= 1, "league.past", self.past, "the share of training games against a past version, 0 to 1"
+        )
+        require(self.keep >= 1, "league.keep", self.keep, "past versions kept, >= 1")
+        require(self.every >= 1, "league.every", self.every, "env steps between kept versions, >= 1")
 
 
 @dataclass
@@ -185,4 +200,12 @@ class Trainer:
 
 
 # The run's own nodes by config path ("" is the top level); option groups are checked by their classes.
-NODES = {"": Run, "eval": Eval, "checkpoint": Checkpoint, "network": Network, "logger": Logger, "trainer": Trainer}
+NODES = {
+    "": Run,
+    "eval": Eval,
+    "league": League,
+    "checkpoint": Checkpoint,
+    "network": Network,
+    "logger": Logger,
+    "trainer": Trainer,
+}

@@ -15,6 +15,11 @@ played by self-play: its agents are seats, each one row, and a step is the move 
 it is; the other seats' rows wait, with every action closed in their masks (the losses leave a row
 without an open action out, and GAE runs over each seat's own moves: ``rlfw.replay.turns``). The env's
 rewards reach every seat's row at the step they are given: a game's result at its last step.
+
+With ``leave``, an agent may leave its copy's episode before the others (it dies, or is done): its row
+ends its episode at that step (its final observation in ``info["final_obs"]``) and waits, with a zero
+observation and every action closed, until the copy's episode ends. Masks are then always given (all
+open where the env has none), so the losses can leave a waiting row out.
 """
 
 from __future__ import annotations
@@ -65,12 +70,16 @@ class AgentRows(gym.vector.VectorEnv):
         agent_id: bool = False,
         state: gym.spaces.Box | None = None,
         turns: bool = False,
+        leave: bool = False,
     ):
         self.envs = [make() for _ in range(copies)]
         self.agents: list[str] = list(self.envs[0].possible_agents)
         self.rows_per_env = len(self.agents)  # rows of one copy: the env steps a vector step counts are copies
         self.num_envs = copies * self.rows_per_env
         self.observe, self.agent_id, self.state, self.turns = observe, agent_id, state is not None, turns
+        self.leave = leave
+        self.waits = turns or leave  # rows may have no open action: a seat off its turn, an agent that left
+        self.own = observation_space  # an agent's own observation: a row that left sees zeros of it
         self.single_observation_space, self.packed = row_spaces(observation_space, self.rows_per_env, agent_id, state)
         self.single_action_space = action_space
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
@@ -84,20 +93,31 @@ class AgentRows(gym.vector.VectorEnv):
     def _rows(self, copy: int) -> slice:
         return slice(copy * self.rows_per_env, (copy + 1) * self.rows_per_env)
 
-    def _read(self, copy: int, obs: dict, infos: dict) -> tuple[np.ndarray, np.ndarray | None]:
-        """Copy ``copy``'s rows: its agents' observations (with their ids) and masks."""
-        read = [self.observe(obs[agent], infos.get(agent, {})) for agent in self.agents]
+    def _read(
+        self, copy: int, obs: dict, infos: dict, present: list[str] | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Copy ``copy``'s rows: its agents' observations (with their ids) and masks. An agent not
+        ``present`` (those in ``obs``, by default) has left: zeros, every action closed."""
+        present = list(obs) if present is None else present
+        width = mask_size(self.single_action_space)
+        absent = (np.zeros(self.own.shape, self.own.dtype), None if width is None else np.zeros(width, dtype=bool))
+        read = [self.observe(obs[agent], infos.get(agent, {})) if agent in present else absent for agent in self.agents]
         rows = np.stack([o for o, _ in read]).astype(self.obs.dtype, copy=False)
         if self.agent_id:
             rows = np.concatenate([rows, self.ids], axis=1)
         if self.state:
             state = np.asarray(self.envs[copy].state(), dtype=np.float32).reshape(1, -1)
             rows = np.concatenate([rows.reshape(len(rows), -1), np.repeat(state, len(rows), 0)], axis=1)
-        masks = None if read[0][1] is None else np.stack([cast(np.ndarray, m) for _, m in read])
+        masks = None
+        if self.waits:  # an env without masks: every action open to an agent that is there
+            opened = np.ones(cast(int, width), dtype=bool)
+            given = [opened if m is None else m for _, m in read]  # an absent agent's is closed: not None
+            masks = np.stack(given)
+        elif read[0][1] is not None:
+            masks = np.stack([cast(np.ndarray, m) for _, m in read])
         if self.turns:  # only the seat to move has open actions
             mover = np.array([agent == self.envs[copy].unwrapped.agent_selection for agent in self.agents])
-            width = cast(int, mask_size(self.single_action_space))  # a game's actions take masks (rlfw.env.pettingzoo)
-            masks = (np.ones((len(read), width), dtype=bool) if masks is None else masks) & mover[:, None]
+            masks = cast(np.ndarray, masks) & mover[:, None]
         return rows, masks
 
     def _store(self, copy: int, obs: np.ndarray, masks: np.ndarray | None) -> None:
@@ -136,20 +156,23 @@ class AgentRows(gym.vector.VectorEnv):
             if env.agents and not done.any():
                 self._store(copy, *self._read(copy, obs, infos))
                 continue
-            if env.agents or not done.all():
+            if env.agents and not self.leave:
                 left = [agent for agent, d in zip(self.agents, done, strict=True) if d]
                 raise EnvError(
-                    f"{', '.join(left)} left copy {copy}'s episode before the other agents; env=pettingzoo trains"
-                    " envs whose agents end their episodes together"
+                    f"{', '.join(left)} left copy {copy}'s episode before the other agents; env.agents_leave=true"
+                    " lets agents leave (their rows wait, out of the loss, until the episode ends)"
                 )
-            final, masks = self._read(copy, obs, infos)
             if final_obs is None:
                 final_obs = self.obs.copy()
                 final_masks = None if self.masks is None else self.masks.copy()
+            final, masks = self._read(copy, obs, infos)  # the last observation of each agent whose episode ended
             final_obs[rows] = final
             if final_masks is not None and masks is not None:
                 final_masks[rows] = masks
-            self._store(copy, *self._read(copy, *env.reset()))
+            if env.agents:  # some agents left, the others play on
+                self._store(copy, *self._read(copy, obs, infos, list(env.agents)))
+            else:
+                self._store(copy, *self._read(copy, *env.reset()))
         info = self._info()
         if final_obs is not None:
             info["final_obs"] = final_obs

@@ -148,16 +148,16 @@ class WithoutMask(gym.Wrapper):
         return obs, reward, terminated, truncated, {k: v for k, v in info.items() if k != KEY}
 
 
-def valid_actions(info: dict, env_step: int, space: gym.Space, turns: bool = False) -> np.ndarray:
+def valid_actions(info: dict, env_step: int, space: gym.Space, waits: bool = False) -> np.ndarray:
     """The vector env's masks (``[num_envs, actions]`` bools) from its ``info``. A row that leaves no action
     open (in any dimension of a MultiDiscrete) ends the run in one line: sampling or an argmax over it
-    would pick an action the env forbids. In a turn-based game (``turns``) a row that closes every action
-    is a seat waiting its turn (``rlfw.env.agents``), and its action goes nowhere."""
+    would pick an action the env forbids. Where rows wait (``waits``: a turn-based game's seats, agents
+    that left; ``rlfw.env.agents``) a row that closes every action is waiting, and its action goes nowhere."""
     mask = np.asarray(info[KEY], dtype=bool)
     parts: list[int] = np.cumsum(space.nvec)[:-1].tolist() if isinstance(space, gym.spaces.MultiDiscrete) else []
     for part in np.split(mask, parts, axis=-1):
         closed = ~part.any(-1)
-        if turns:  # a row with no action open anywhere waits its turn
+        if waits:  # a row with no action open anywhere is waiting
             closed &= mask.any(-1)
         if closed.any():
             raise EnvError(

@@ -4,7 +4,8 @@
 lists them), or ``<module>:<function>`` for one it does not hold: a function or class of ``module`` that
 makes the env (``mpe2.simple_spread_v3:parallel_env``). Every agent shares one policy, so every agent
 needs the same observation and action spaces. A turn-based (AEC) game (``classic/connect_four-v3``) is
-played by self-play, its seats as rows that act on their turn (``rlfw.env.agents``' ``turns``).
+played by self-play, its seats as rows that act on their turn (``rlfw.env.agents``' ``turns``). With
+``agents_leave`` an agent may leave an episode before the others; its row waits until the episode ends.
 """
 
 from __future__ import annotations
@@ -88,9 +89,10 @@ class PettingZooEnv:
         agent_id: bool = False,
         state: bool = False,
         mask: str = "auto",
+        agents_leave: bool = False,
     ):
         require(mask in SOURCES, "env.mask", mask, f"one of {', '.join(SOURCES)}")
-        self.id, self.kwargs, self.agent_id = id, dict(kwargs or {}), agent_id
+        self.id, self.kwargs, self.agent_id, self.leave = id, dict(kwargs or {}), agent_id, agents_leave
         self._factory = factory(id)
         api = pettingzoo()
         made = self._factory(**self.kwargs)
@@ -108,6 +110,13 @@ class PettingZooEnv:
             id,
             f"a turn-based game's waiting seats are masked, and masks apply to Discrete and MultiDiscrete actions,"
             f" not {action_space}",
+        )
+        require(
+            not agents_leave or mask_size(action_space) is not None,
+            "env.agents_leave",
+            agents_leave,
+            f"the rows of agents that left wait with every action closed, and masks apply to Discrete and"
+            f" MultiDiscrete actions, not {action_space}",
         )
         obs, infos = probe.reset(seed=0)
         first = probe.possible_agents[0]
@@ -143,10 +152,11 @@ class PettingZooEnv:
             action_space,
             solved_return,
             np.dtype(rows.single_observation_space.dtype),
-            masked=self.mask != "none" or self.turns,
+            masked=self.mask != "none" or self.turns or agents_leave,
             parts=layout(rows.packed)[0] if rows.packed is not None else (),
             agents=rows.rows_per_env,
             turns=self.turns,
+            leave=agents_leave,
         )
         rows.close()
         probe.close()
@@ -212,4 +222,5 @@ class PettingZooEnv:
             self.agent_id,
             self.state_space,
             self.turns,
+            self.leave,
         )

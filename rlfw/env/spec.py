@@ -40,6 +40,9 @@ class EnvSpec:
     # Whether the agents are the seats of a turn-based game (``rlfw.env.agents``): one row acts a step,
     # the others wait with every action closed in their masks.
     turns: bool = False
+    # Whether agents may leave an episode before the others (``rlfw.env.agents``' ``leave``): their rows
+    # wait, every action closed, until the episode ends.
+    leave: bool = False
 
     @property
     def obs_bytes(self) -> int:

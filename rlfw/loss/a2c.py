@@ -23,7 +23,7 @@ class A2CLoss(LossHead):
     needs_distribution = True  # pi(.|s) from the head, for any action space
     needs_batch = frozenset({"obs", "action", "advantage", "returns"})
     needs_target = False
-    plays_turns = True
+    skips_waiting = True
 
     def __init__(self, vf_coef: float = 0.5, ent_coef: float = 0.0):
         super().__init__()

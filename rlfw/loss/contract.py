@@ -21,8 +21,9 @@ class LossHead(nn.Module):
     needs_target: bool = False  # a target network (passed as ``target``)
     targets_with: str | None = None  # the target rule steps only on updates that have this term (TD3's actor)
     needs_joint: bool = False  # reads the agents' rows of a joint step together (a replay that is ``joint``)
-    # learns from a turn-based game's seats: leaves out the rows that wait their turn (``rlfw.batch.acting``)
-    plays_turns: bool = False
+    # leaves out of every term the rows that wait with no open action (``rlfw.batch.acting``): a turn-based
+    # game's seats off their turn, agents that left their episode
+    skips_waiting: bool = False
 
     def forward(self, batch: Batch, net, target) -> dict[str, torch.Tensor]:  # pragma: no cover
         raise NotImplementedError

@@ -31,7 +31,7 @@ class PPOLoss(LossHead):
     needs_distribution = True  # pi(.|s) from the head, for any action space
     needs_batch = frozenset({"obs", "action", "logp", "value", "advantage", "returns"})
     needs_target = False
-    plays_turns = True
+    skips_waiting = True
 
     def __init__(
         self,

@@ -18,13 +18,14 @@ from rlfw.run.timings import Timings
 
 
 class Collector:
-    def __init__(self, envs, net, explore, replay, seed: int, device: torch.device, world: int = 1):
+    def __init__(self, envs, net, explore, replay, seed: int, device: torch.device, world: int = 1, league=None):
         self.envs, self.net, self.explore, self.replay, self.device = envs, net, explore, replay, device
+        self.league = league  # a game's past versions, who play some seats (rlfw.run.league); None: self-play only
         self.world = world  # processes stepping envs in lockstep (trainer.strategy=ddp): env steps count them all
         self.obs, info = envs.reset(seed=seed)
         # the env's invalid-action masks (rlfw.env.masks): the actions open in self.obs; None without
-        self.turns = getattr(envs, "turns", False)  # a turn-based game's seats wait with every action closed
-        self.mask = valid_actions(info, 0, envs.single_action_space, self.turns) if KEY in info else None
+        self.waits = getattr(envs, "waits", False)  # rows may wait with every action closed (rlfw.env.agents)
+        self.mask = valid_actions(info, 0, envs.single_action_space, self.waits) if KEY in info else None
         self.num_envs = envs.num_envs  # rows: each copy's agents (rlfw.env.agents), one for a one-agent env
         self.copies = self.num_envs // getattr(envs, "rows_per_env", 1)  # env steps count the copies' steps
         self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
@@ -62,6 +63,9 @@ class Collector:
             norm.update(obs)
         before = self.policy.before()
         action, extras = act(self.policy, self.explore, obs, self.env_steps, self.device, self.num_actions, self.mask)
+        stored = self.mask  # the actions open to the live policy: a past version's seats have none
+        if self.league is not None:
+            action, stored = self.league.play(obs, action, self.mask, self.env_steps)
         acted = perf_counter()
         next_obs, reward, terminated, truncated, info = self.envs.step(self.to_env(action))
         self.timings.act += acted - start
@@ -86,11 +90,17 @@ class Collector:
             **self.policy.after(),
         }
         if self.mask is not None:  # the actions open in obs, and in the observation after it (the targets' max)
-            after = valid_actions(info, self.env_steps, self.envs.single_action_space, self.turns)
-            step["mask"], step["next_mask"] = self.mask, next_masks(after, info, done) if ended else after
+            after = valid_actions(info, self.env_steps, self.envs.single_action_space, self.waits)
+            next_mask = next_masks(after, info, done) if ended else after
+            step["mask"], step["next_mask"] = (
+                stored,
+                next_mask if self.league is None else self.league.closed(next_mask),
+            )
             self.mask = after
         self.replay.add(step)
         self.policy.ended(done)
+        if self.league is not None:
+            self.league.ended(done, self.env_steps)
         self.obs = next_obs
         self._track_episodes(reward, done, ended)
 
@@ -116,6 +126,7 @@ class Collector:
             "recent_returns": list(self.recent_returns),
             "recent_lengths": list(self.recent_lengths),
             "memory": self.policy.state_dict(),
+            "league": None if self.league is None else self.league.state_dict(),
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -124,6 +135,8 @@ class Collector:
         self.env_steps = state["env_steps"]
         self.recent_returns.extend(state["recent_returns"])
         self.recent_lengths.extend(state["recent_lengths"])
+        if self.league is not None and state.get("league") is not None:
+            self.league.load_state_dict(state["league"])
         if state["envs"] is None:
             self.replay.end_episodes()
             return

@@ -22,6 +22,7 @@ from rlfw.batch import Batch
 from rlfw.run.collector import Collector
 from rlfw.run.evaluate import evaluation
 from rlfw.run.games import game_evaluation
+from rlfw.run.league import league
 from rlfw.run.progress import Progress
 from rlfw.run.ranks import env_seed, from_rank_zero, rank_and_world
 from rlfw.run.timings import finisher
@@ -39,7 +40,8 @@ def experience(module) -> Iterator[Batch]:
     envs = module.env.make(cfg["num_envs"])
     eval_envs = module.env.make(cfg["eval"]["episodes"], evaluation=True) if rank == 0 else None
     seed = env_seed(cfg["seed"], rank, cfg["num_envs"])
-    module.collector = c = Collector(envs, module.net, module.explore, module.replay, seed, module.device, world)
+    past = league(cfg, envs, module.net, module.explore, seed, module.device)
+    module.collector = c = Collector(envs, module.net, module.explore, module.replay, seed, module.device, world, past)
     module.resume_clock(0.0)
     if module.resume is not None:
         restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))

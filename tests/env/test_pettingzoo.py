@@ -48,8 +48,28 @@ def test_an_agent_that_leaves_before_the_others_is_named():
     envs = PettingZooEnv(COUNTERS, kwargs={"leave": True}).make(1)
     envs.reset(seed=0)
     envs.step(np.zeros(2, dtype=np.int64))
-    with pytest.raises(EnvError, match="agent_1 left copy 0's episode before the other agents"):
+    with pytest.raises(
+        EnvError, match=r"agent_1 left copy 0's episode before the other agents; env\.agents_leave=true"
+    ):
         envs.step(np.zeros(2, dtype=np.int64))
+
+
+@pytest.mark.parametrize("masks", ["obs", "none"])
+def test_with_agents_leave_a_row_that_left_waits_with_every_action_closed_until_the_episode_ends(masks):
+    env = PettingZooEnv(COUNTERS, kwargs={"leave": True, "masks": masks}, agents_leave=True)
+    assert env.spec.leave and env.spec.masked  # masks even for an env without: a waiting row has none open
+    envs = env.make(2)
+    obs, info = envs.reset(seed=0)
+    assert info[KEY].any(-1).all()
+    envs.step(np.zeros(4, dtype=np.int64))
+    last = envs.obs.copy()
+    obs, _, _, truncated, info = envs.step(np.zeros(4, dtype=np.int64))  # agent_1 leaves each copy
+    np.testing.assert_array_equal(truncated, [False, True, False, True])
+    assert not np.array_equal(info["final_obs"][[1, 3]], last[[1, 3]])  # its last observation, not the one before
+    assert (obs[[1, 3]] == 0).all() and not info[KEY][[1, 3]].any() and info[KEY][[0, 2]].any(-1).all()
+    obs, _, _, truncated, info = envs.step(np.zeros(4, dtype=np.int64))  # agent_0's episode ends: the copies reset
+    np.testing.assert_array_equal(truncated, [True, False, True, False])
+    assert info[KEY].any(-1).all()  # both agents of the next episode act
 
 
 @pytest.mark.parametrize(

@@ -85,3 +85,23 @@ def test_prioritized_replay_anneals_beta_over_every_ranks_env_steps():
     collector.collect(1000, limit=400)  # this rank's 200 env steps, and the other rank's 200
     assert collector.env_steps == 400
     assert replay.beta() == 1.0
+
+
+def test_the_rows_of_agents_that_left_are_stored_waiting_until_their_copy_s_episode_ends():
+    pytest.importorskip("pettingzoo")
+    given = {"name": "pettingzoo", "id": "tests.env.agents:Counters", "kwargs": {"leave": True, "masks": "none"}}
+    env = build("env", {**given, "agents_leave": True}, "env")  # 3-step episodes; agent_1 leaves after 2
+    net = build_network({"encoder": {"name": "mlp", "hidden": [8]}, "head": {"name": "actor_critic"}}, env.spec)
+    stored: list[dict] = []
+
+    class Keep:
+        def add(self, step):
+            stored.append(step)
+
+    collector = Collector(
+        env.make(2), net, build("explore", {"name": "sample"}, "explore"), Keep(), 0, torch.device("cpu")
+    )
+    collector.collect(9)
+    waiting = np.stack([~s["mask"].any(-1) for s in stored])  # [steps, rows]: copy-major, agent_1 in rows 1 and 3
+    assert waiting.tolist() == [[False] * 4, [False] * 4, [False, True, False, True]] * 3
+    assert len(collector.recent_returns) == 12  # each agent's episode counted once, agent_1's when it left
