@@ -11,7 +11,7 @@ processes skew every figure here.
   is installed (env only, the same protocol: 30 no-ops, lives, clipped rewards), and rlfw's
   collector (act, step, store into the PPO rollout) with a free policy and with the real network,
   each against env-only steps on the same envs, taken in turns with it in the same process;
-- ppo: training env steps/s over the same env steps, rlfw's tuned PPO (conf/tuned/ppo_pong.yaml)
+- ppo: training env steps/s over the same env steps, rlfw's tuned PPO (conf/tuned/ppo_atari.yaml)
   against SB3 PPO with RL Zoo's Atari values and wrappers (make_atari_env, VecFrameStack 4, 8 envs);
   rlfw runs with its default precision and, on a CPU with bf16 instructions (where that default is
   bf16 convolutions), with fp32 convolutions as well;
@@ -20,7 +20,7 @@ processes skew every figure here.
   each of --epsilons, in fp32 and, where the CPU has bf16 instructions, bf16. With the ppo or dqn
   part, each floor is measured in the same rounds as that part's runs, and printed with SB3's rate
   and rlfw's share of it (rlfw in that precision);
-- dqn: the same for DQN, with the fp32 row too (conf/tuned/dqn_pong.yaml against RL Zoo's dqn.yml atari), both learning
+- dqn: the same for DQN, with the fp32 row too (conf/tuned/dqn_atari.yaml against RL Zoo's dqn.yml atari), both learning
   from step 1,000 so that the measured steps include updates, at two fixed epsilons: 1.0 (how a run
   starts; both skip the Q forward when acting at random) and 0.01 (the last 90% of a 10M-step run).
   rlfw's tuned DQN steps 4 envs and updates once per vector step, RL Zoo's one env and once every 4

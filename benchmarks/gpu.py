@@ -10,11 +10,11 @@ deadline if it has not ended (rlfw writes a checkpoint and stops in one line). E
 read from the runs' own files: the evaluations from summary.json or the last checkpoint, where the time
 went from metrics.csv's `time/*_s` columns (rlfw.run.timings).
 
-- PPO: `algo=ppo env=pong trainer.accelerator=gpu` with conf/tuned/ppo_pong.yaml's values in the
+- PPO: `algo=ppo env=pong trainer.accelerator=gpu` with conf/tuned/ppo_atari.yaml's values in the
   layout of 32 envs x 64 steps (the same 2,048-sample rollouts in 8 minibatches of 256, so the same 16
   gradient steps per 1,024 env steps; the 16 env threads get work), a greedy eval of 8 full games every
   250k env steps. stop_when_solved ends it at the first eval >= 20.
-- DQN: conf/tuned/dqn_pong.yaml's one update per 4 env steps, with N envs acting in one batch and N/4
+- DQN: conf/tuned/dqn_atari.yaml's one update per 4 env steps, with N envs acting in one batch and N/4
   updates after each vector step, learning from 20k steps (a 100k replay, allocated in seconds), epsilon
   at its final 0.01 from there. Training env steps/s over the train rows after learning started, and
   the cost of an update and of an act from the run's timers.

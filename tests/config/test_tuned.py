@@ -1,6 +1,9 @@
 """Invariants of the shipped tuned values (conf/tuned) that their comments promise."""
 
+from pathlib import Path
+
 import pytest
+import yaml
 from hydra import initialize_config_dir
 
 from rlfw.config.path import config_dir
@@ -9,11 +12,11 @@ from tests.helpers import config
 
 
 @pytest.mark.parametrize("algo", ["dqn", "double_dqn"])
-@pytest.mark.parametrize("env", ["pong", "breakout"])
+@pytest.mark.parametrize("env", ["pong", "breakout", "atari env.game=ms_pacman"])
 def test_atari_dqn_keeps_cleanrls_one_update_of_batch_32_per_4_env_steps(algo, env):
     """The layout (envs stepped together, updates per vector step) may differ from CleanRL's one env;
     the updates per env step, which learning depends on, may not."""
-    cfg = config(f"algo={algo}", f"env={env}")
+    cfg = config(f"algo={algo}", *f"env={env}".split())
     replay = cfg["replay"]
     assert cfg["num_envs"] * replay["collect_steps"] == 4 * replay["updates"] and replay["batch_size"] == 32
     assert cfg["target"]["period"] * 4 == 1000  # a target copy every 1,000 env steps, counted in updates
@@ -36,3 +39,24 @@ def test_a_combination_without_tuned_values_says_so_in_one_line():
     assert line is not None and "\n" not in line
     assert line.startswith("no tuned values for algo=ppo env=taxi (looked for conf/tuned/ppo_taxi.yaml)")
     assert untuned({"algo": "ppo", "env": "taxi", "tuned": "ppo_taxi"}) == line  # Hydra not started: as rlfw.train
+
+
+@pytest.mark.parametrize(
+    "args, family",
+    [
+        (["algo=ppo", "env=atari", "env.game=ms_pacman"], "ppo_atari"),
+        (["algo=a2c", "env=breakout"], "a2c_atari"),
+        (["algo=rainbow", "env=atari", "env.game=qbert"], "rainbow_atari"),
+        (["algo=double_dqn", "env=minatar", "env.game=asterix"], "dqn_minatar"),
+        (["algo=ppo_lstm", "env=popgym", "env.task=RepeatFirstEasy"], "ppo_lstm_popgym"),
+        (["algo=ppo_lstm", "env=popgym_repeat_previous"], "ppo_lstm_popgym"),
+    ],
+)
+def test_a_family_s_tuned_file_reaches_every_env_of_the_family(args, family):
+    """A family file (conf/tuned/<algo>_<family>.yaml) holds one set of values; the presets and any game
+    or task of the family get all of them."""
+    values = yaml.safe_load((Path(config_dir()) / "tuned" / f"{family}.yaml").read_text())
+    cfg = config(*args)
+    for group in ("replay", "optim", "loss"):
+        for key, value in (values.get(group) or {}).items():
+            assert cfg[group][key] == value, (group, key)

@@ -126,6 +126,15 @@ def assert_learns(tmp_path, budget: int, bar: float, *overrides: str) -> None:
         assert summary["eval_return_mean"] > bar, summary["evals"]
 
 
+# A family's tuned file (conf/tuned/ppo_lstm_popgym.yaml) on a task of the family that no preset names:
+# POPGym's RepeatFirstEasy (name the first card's suit at every step) to its ceiling of 1.
+@pytest.mark.slow
+@pytest.mark.seeds
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_popgym_family_values_reach_repeat_first_s_ceiling(tmp_path, seed):
+    assert_learns(tmp_path, 100_000, 0.998, "algo=ppo_lstm", "env=popgym", "env.task=RepeatFirstEasy", f"seed={seed}")
+
+
 @pytest.mark.slow
 @pytest.mark.seeds
 @pytest.mark.parametrize(
