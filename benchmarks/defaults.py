@@ -130,11 +130,8 @@ def table(out: Path) -> str:
 
 
 def reached(run: dict) -> str:
-    """What the run reached, and whether that is learning: its env's solved return (POPGym's: 1, the
-    ceiling, less 0.001 for rounding)."""
+    """What the run reached, and whether that is learning: its env's solved return."""
     bar = run["solved_return"]
-    if bar is None and run["env"].startswith("popgym"):
-        bar = 0.999
     best, final = run["best_eval_return_mean"], run["eval_return_mean"]
     if run["solved"] or (bar is not None and best >= bar):
         return f"{best:.4g} at {run['env_steps']:,} | yes (bar {bar:g}) |"
