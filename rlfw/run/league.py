@@ -88,7 +88,7 @@ class League:
         if env_steps < self.next_keep:
             return
         self.versions.append(copy.deepcopy(self.net).eval())
-        self.next_keep += self.every
+        self.next_keep = (env_steps // self.every + 1) * self.every
         if len(self.versions) > self.keep:  # the oldest goes; a game it was playing goes on with the next oldest
             self.versions.pop(0)
             self.version = np.where(self.version > 0, self.version - 1, self.version)
@@ -105,8 +105,8 @@ class League:
         return {
             "versions": [v.state_dict() for v in self.versions],
             "next_keep": self.next_keep,
-            "version": self.version.copy(),
-            "seat": self.seat.copy(),
+            "version": torch.from_numpy(self.version.copy()),
+            "seat": torch.from_numpy(self.seat.copy()),
             "rng": self.rng.bit_generator.state,
         }
 
@@ -117,7 +117,7 @@ class League:
             version.load_state_dict(weights)
             self.versions.append(version)
         self.next_keep = state["next_keep"]
-        self.version, self.seat = np.asarray(state["version"]), np.asarray(state["seat"])
+        self.version, self.seat = state["version"].numpy().copy(), state["seat"].numpy().copy()
         self.rng.bit_generator.state = state["rng"]
 
 
