@@ -121,7 +121,11 @@ def table(out: Path) -> str:
                 steps = budget(algo, env, family.extra)
                 mine = [r for r in runs if r["algo"] == algo and r["choices"]["env"] == env]
                 if family.seen or not mine:
-                    status = f"not run here (hours on 2 cores): {family.seen}" if family.seen else "not run yet"
+                    status = "not run yet"
+                    if family.seen:
+                        status = f"not run here (hours on 2 cores): {family.seen}"
+                    if family.seen and given == "generic":
+                        status = "no tuned values yet; not run"
                     lines.append(f"| {family.name} | {algo} | {env} | {given} | {steps:,} | - | {status} |")
                     continue
                 for run in sorted(mine, key=lambda r: r["env"]):
@@ -134,8 +138,8 @@ def reached(run: dict) -> str:
     bar = run["solved_return"]
     best, final = run["best_eval_return_mean"], run["eval_return_mean"]
     if run["solved"] or (bar is not None and best >= bar):
-        return f"{best:.4g} at {run['env_steps']:,} | yes (bar {bar:g}) |"
-    return f"{final:.4g} (best {best:.4g}) | {'no' if bar is not None else '?'} (bar {bar}) |"
+        return f"{best:.4g} at {run['env_steps']:,} | yes (bar {bar:g})"
+    return f"{final:.4g} (best {best:.4g}) | {'no' if bar is not None else '?'} (bar {bar})"
 
 
 def main() -> None:

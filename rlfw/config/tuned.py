@@ -8,7 +8,7 @@ from hydra.core.global_hydra import GlobalHydra
 
 from rlfw.config.path import config_dir
 
-TABLE = "docs/results.md, 'Learning with the shipped defaults'"
+TABLE = "docs/results.md, 'Every algorithm on every env family'"
 
 
 def untuned(choices: dict[str, str | None]) -> str | None:
