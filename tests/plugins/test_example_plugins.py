@@ -15,12 +15,18 @@ def test_there_are_example_plugins():
 
 
 @pytest.mark.slow
-def test_example_plugins_pass_their_own_tests(tmp_path, rlfw_wheel):
+@pytest.mark.parametrize(
+    "learning",
+    [False, pytest.param(True, marks=pytest.mark.seeds)],  # their learning tests (a CartPole run each): -m seeds
+    ids=["contracts", "learning"],
+)
+def test_example_plugins_pass_their_own_tests(tmp_path, rlfw_wheel, learning):
     """Both in one venv beside rlfw's wheel (a user may install several), their tests in one pytest run."""
     python = venv_with_rlfw(tmp_path / "venv", rlfw_wheel)
     pip_install(python, *PLUGINS)
+    chosen = ["-k", "test_learns_cartpole" if learning else "not test_learns_cartpole"]
     result = subprocess.run(
-        [python, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *(f"{p.name}/tests" for p in PLUGINS)],
+        [python, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *chosen, *(f"{p.name}/tests" for p in PLUGINS)],
         cwd=ROOT / "plugins",
         capture_output=True,
         text=True,
@@ -29,6 +35,6 @@ def test_example_plugins_pass_their_own_tests(tmp_path, rlfw_wheel):
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     last = result.stdout.splitlines()[-1]
     assert " passed" in last and "failed" not in last and "skipped" not in last, last
-    for plugin in PLUGINS:  # each plugin's tests ran, its learning test among them
+    for plugin in PLUGINS:  # each plugin's tests ran
         assert f"PASSED {plugin.name}/tests/" in result.stdout, result.stdout[-4000:]
-    assert result.stdout.count("::test_learns_cartpole") == len(PLUGINS)
+    assert result.stdout.count("::test_learns_cartpole") == (len(PLUGINS) if learning else 0)

@@ -3,10 +3,11 @@
 Every case runs ``algo=<algo> env=<env> seed=<seed>`` with no other flag, so it tests the shipped
 defaults (conf/tuned). Runs stop once the greedy eval (10 episodes) reaches env.solved_return.
 
-The README's test command runs each case marked ``first`` on its first seed: every shipped algorithm
-keeps a learning test there (DDPG through TD3's, whose parts it runs with two settings changed; Double
-DQN and C51 through Rainbow's, which trains C51's loss with the Double target), and each
-kind of input (vectors, pixels, continuous actions) one. The
+The README's test command runs each case marked ``first`` on its first seed: a learning test for each
+family of algorithm (DQN's on pixels; Double DQN and C51 through Rainbow's, which trains C51's loss with
+the Double target; PPO, A2C, recurrent PPO, MAPPO; SAC for the off-policy actor-critics, whose TD3 and
+DDPG variants learn under ``-m seeds``, their updates checked in tests/loss and tests/run/test_update.py),
+and each kind of input (vectors, pixels, continuous actions) one. The
 other seeds and cases carry the ``seeds`` mark, which that command leaves out (pyproject.toml's
 addopts): ``python -m pytest -n 2 -m seeds`` runs them (about 10 minutes on 2 cores).
 """
@@ -25,12 +26,13 @@ CASES = [
     # off-policy actor-critics (RL Zoo: SAC -157 and TD3 -152 within 20k env steps); one seed each, as an
     # update per env step costs a minute or more a run on 2 cores
     ("sac", "pendulum", 20_000, -250.0, (0,), "first"),
-    ("td3", "pendulum", 20_000, -250.0, (0,), "first"),
-    # DDPG is TD3's parts with a delay of 1 and no smoothing: TD3's case learns through them in the default
-    # command, tests/run/test_update.py checks DDPG's targets move every update; its learning: -m seeds
+    ("td3", "pendulum", 20_000, -250.0, (0,), "none"),
+    # DDPG is TD3's parts with a delay of 1 and no smoothing; TD3's and DDPG's learning: -m seeds (SAC's
+    # case keeps the off-policy continuous path in the default command; tests/loss and
+    # tests/run/test_update.py check TD3's smoothed, delayed targets and DDPG's every-update ones)
     ("ddpg", "pendulum", 20_000, -250.0, (0,), "none"),
     ("ppo", "cartpole", 100_000, 475.0, (0, 1, 2), "first"),
-    ("dqn", "cartpole", 100_000, 475.0, (0, 1, 2), "first"),
+    ("dqn", "cartpole", 100_000, 475.0, (0, 1, 2), "none"),  # DQN's default-command case: catch (pixels)
     # Double DQN and C51 are Rainbow's target and loss: Rainbow's case learns through both in the default
     # command (tests/loss checks each one's target); their own cases: -m seeds
     ("double_dqn", "cartpole", 100_000, 475.0, (0, 1, 2), "none"),

@@ -112,6 +112,9 @@ def start_ddp(folder, *overrides: str) -> subprocess.Popen:
     )
 
 
+# Every rank killed at once (a node failure), then resumed: -m seeds. The README's command kills one rank
+# (the other stops) and resumes exactly from the newest whole checkpoint, as this one does, in the test below.
+@pytest.mark.seeds
 def test_a_killed_two_process_run_resumes_as_the_one_never_stopped(tmp_path, whole_ddp_run):
     killed = tmp_path / "killed"
     process = start_ddp(killed)
