@@ -24,7 +24,7 @@ open where the env has none), so the losses can leave a waiting row out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, cast
 
 import gymnasium as gym
@@ -79,7 +79,13 @@ class AgentRows(gym.vector.VectorEnv):
         self.observe, self.agent_id, self.state, self.turns = observe, agent_id, state is not None, turns
         self.leave = leave
         self.waits = turns or leave  # rows may have no open action: a seat off its turn, an agent that left
-        self.own = observation_space  # an agent's own observation: a row that left sees zeros of it
+        width = mask_size(action_space)
+        # what a row whose agent left reads: zeros of the agent's observation, every action closed
+        self.absent = (
+            np.zeros(observation_space.shape, observation_space.dtype),
+            None if width is None else np.zeros(width, dtype=bool),
+        )
+        self.opened = None if width is None else np.ones(width, dtype=bool)  # an env without masks: all open
         self.single_observation_space, self.packed = row_spaces(observation_space, self.rows_per_env, agent_id, state)
         self.single_action_space = action_space
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
@@ -94,14 +100,14 @@ class AgentRows(gym.vector.VectorEnv):
         return slice(copy * self.rows_per_env, (copy + 1) * self.rows_per_env)
 
     def _read(
-        self, copy: int, obs: dict, infos: dict, present: list[str] | None = None
+        self, copy: int, obs: dict, infos: dict, present: Collection[str] | None = None
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Copy ``copy``'s rows: its agents' observations (with their ids) and masks. An agent not
         ``present`` (those in ``obs``, by default) has left: zeros, every action closed."""
-        present = list(obs) if present is None else present
-        width = mask_size(self.single_action_space)
-        absent = (np.zeros(self.own.shape, self.own.dtype), None if width is None else np.zeros(width, dtype=bool))
-        read = [self.observe(obs[agent], infos.get(agent, {})) if agent in present else absent for agent in self.agents]
+        there = obs.keys() if present is None else present
+        read = [
+            self.observe(obs[agent], infos.get(agent, {})) if agent in there else self.absent for agent in self.agents
+        ]
         rows = np.stack([o for o, _ in read]).astype(self.obs.dtype, copy=False)
         if self.agent_id:
             rows = np.concatenate([rows, self.ids], axis=1)
@@ -109,10 +115,8 @@ class AgentRows(gym.vector.VectorEnv):
             state = np.asarray(self.envs[copy].state(), dtype=np.float32).reshape(1, -1)
             rows = np.concatenate([rows.reshape(len(rows), -1), np.repeat(state, len(rows), 0)], axis=1)
         masks = None
-        if self.waits:  # an env without masks: every action open to an agent that is there
-            opened = np.ones(cast(int, width), dtype=bool)
-            given = [opened if m is None else m for _, m in read]  # an absent agent's is closed: not None
-            masks = np.stack(given)
+        if self.waits:  # an absent agent's mask is closed, not None
+            masks = np.stack([cast(np.ndarray, self.opened if m is None else m) for _, m in read])
         elif read[0][1] is not None:
             masks = np.stack([cast(np.ndarray, m) for _, m in read])
         if self.turns:  # only the seat to move has open actions
@@ -170,7 +174,7 @@ class AgentRows(gym.vector.VectorEnv):
             if final_masks is not None and masks is not None:
                 final_masks[rows] = masks
             if env.agents:  # some agents left, the others play on
-                self._store(copy, *self._read(copy, obs, infos, list(env.agents)))
+                self._store(copy, *self._read(copy, obs, infos, env.agents))
             else:
                 self._store(copy, *self._read(copy, *env.reset()))
         info = self._info()

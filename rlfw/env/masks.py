@@ -155,10 +155,9 @@ def valid_actions(info: dict, env_step: int, space: gym.Space, waits: bool = Fal
     that left; ``rlfw.env.agents``) a row that closes every action is waiting, and its action goes nowhere."""
     mask = np.asarray(info[KEY], dtype=bool)
     parts: list[int] = np.cumsum(space.nvec)[:-1].tolist() if isinstance(space, gym.spaces.MultiDiscrete) else []
+    acting = mask.any(-1) if waits else True  # where rows wait, one with no action open anywhere is waiting
     for part in np.split(mask, parts, axis=-1):
-        closed = ~part.any(-1)
-        if waits:  # a row with no action open anywhere is waiting
-            closed &= mask.any(-1)
+        closed = ~part.any(-1) & acting
         if closed.any():
             raise EnvError(
                 f"at env step {env_step:,} sub-env {int(closed.argmax())}'s action mask leaves no action open;"

@@ -53,9 +53,13 @@ class League:
         self._draw(np.ones(copies, dtype=bool))
 
     def rows(self) -> np.ndarray:
-        """The rows past versions play (rows are copy-major: a game's seats side by side)."""
-        played = np.repeat(self.version != NONE, self.seats)
-        return played & (np.arange(len(played)) % self.seats == np.repeat(self.seat, self.seats))
+        """The rows past versions play (rows are copy-major: a game's seats side by side); set where the
+        games draw their players, read three times a vector step."""
+        return self.played
+
+    def _seated(self) -> None:
+        past = np.repeat(self.version != NONE, self.seats)
+        self.played = past & (np.arange(len(past)) % self.seats == np.repeat(self.seat, self.seats))
 
     def play(
         self, obs: np.ndarray, action: np.ndarray, mask: np.ndarray, env_step: int
@@ -98,6 +102,7 @@ class League:
         against = self.rng.random(n) < self.past
         self.version[games] = np.where(against, self.rng.integers(len(self.versions), size=n), NONE)
         self.seat[games] = self.rng.integers(self.seats, size=n)
+        self._seated()
 
     def state_dict(self) -> dict[str, Any]:
         """The kept versions' weights, the games' players and the draws' generator: a resumed run goes on
@@ -119,6 +124,7 @@ class League:
         self.next_keep = state["next_keep"]
         self.version, self.seat = state["version"].numpy().copy(), state["seat"].numpy().copy()
         self.rng.bit_generator.state = state["rng"]
+        self._seated()
 
 
 def league(cfg: dict[str, Any], envs, net: nn.Module, explore: ExploreRule, seed: int, device) -> League | None:
