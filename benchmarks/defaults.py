@@ -40,13 +40,13 @@ class Family:
 FAMILIES = {
     "discrete": Family(
         "classic control, Discrete",
-        ["dqn", "double_dqn", "c51", "rainbow", "a2c", "ppo", "ppo_lstm"],
+        ["dqn", "double_dqn", "c51", "rainbow", "a2c", "ppo", "ppo_lstm", "a2c_lstm"],
         ["cartpole", "acrobot"],
     ),
     "box": Family("classic control, Box", ["a2c", "ppo", "sac", "td3", "ddpg"], ["pendulum"]),
     "popgym": Family(
         "POPGym (memory)",
-        ["ppo_lstm"],
+        ["ppo_lstm", "a2c_lstm"],
         ["popgym"],
         ("env.task=RepeatPreviousEasy,RepeatFirstEasy,PositionOnlyCartPoleEasy,CountRecallEasy",),
     ),

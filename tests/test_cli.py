@@ -12,7 +12,7 @@ from tests.helpers import check_refused, run_cli, run_in_process
 BAD = [
     (
         ["algo=nope"],
-        "algo=nope: no such option; valid: a2c, c51, ddpg, double_dqn, dqn, mappo, ppo, ppo_lstm, rainbow, sac, td3",
+        "algo=nope: no such option; valid: a2c, a2c_lstm, c51, ddpg, double_dqn, dqn, mappo, ppo, ppo_lstm, rainbow, sac, td3",
     ),
     (
         ["env=nope"],
@@ -50,7 +50,10 @@ BAD = [
     (["league.past=0.5"], "league.past=0.5: past versions take a seat in a turn-based game's training games"),
     (["league.past=2"], "league.past=2: the share of training games against a past version, 0 to 1"),
     (["algo=ppo_lstm", "league.past=0.5"], "league.past=0.5: past versions play one step at a time without memory"),
-    (["algo=dqn", "env=halfcheetah"], "the algos that act in a Box space: a2c, ddpg, mappo, ppo, ppo_lstm, sac, td3"),
+    (
+        ["algo=dqn", "env=halfcheetah"],
+        "the algos that act in a Box space: a2c, a2c_lstm, ddpg, mappo, ppo, ppo_lstm, sac, td3",
+    ),
     (["algo=sac"], "network/head=squashed_gaussian acts in Box action spaces, and CartPole-v1 has Discrete(2)"),
     (
         ["algo=sac", "env=pendulum", "target.parts=[actor,critics]"],

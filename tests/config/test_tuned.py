@@ -47,16 +47,36 @@ def test_a_combination_without_tuned_values_says_so_in_one_line():
         (["algo=ppo", "env=atari", "env.game=ms_pacman"], "ppo_atari"),
         (["algo=a2c", "env=breakout"], "a2c_atari"),
         (["algo=rainbow", "env=atari", "env.game=qbert"], "rainbow_atari"),
+        (["algo=c51", "env=atari", "env.game=qbert"], "c51_atari"),
+        (["algo=c51", "env=pong"], "c51_atari"),
         (["algo=double_dqn", "env=minatar", "env.game=asterix"], "dqn_minatar"),
+        (["algo=c51", "env=minatar", "env.game=seaquest"], "c51_minatar"),
+        (["algo=a2c", "env=minatar", "env.game=freeway"], "a2c_minatar"),
+        (["algo=ddpg", "env=mujoco", "env.id=Ant-v5"], "ddpg_mujoco"),
+        (["algo=ddpg", "env=hopper"], "ddpg_mujoco"),
         (["algo=ppo_lstm", "env=popgym", "env.task=RepeatFirstEasy"], "ppo_lstm_popgym"),
         (["algo=ppo_lstm", "env=popgym_repeat_previous"], "ppo_lstm_popgym"),
+        (["algo=a2c_lstm", "env=popgym", "env.task=CountRecallEasy"], "a2c_lstm_popgym"),
+        (["algo=a2c_lstm", "env=popgym_cartpole"], "a2c_lstm_popgym"),
     ],
 )
 def test_a_family_s_tuned_file_reaches_every_env_of_the_family(args, family):
     """A family file (conf/tuned/<algo>_<family>.yaml) holds one set of values; the presets and any game
-    or task of the family get all of them."""
+    or task of the family get every value it sets."""
     values = yaml.safe_load((Path(config_dir()) / "tuned" / f"{family}.yaml").read_text())
+    values.pop("defaults", None)
     cfg = config(*args)
-    for group in ("replay", "optim", "loss"):
-        for key, value in (values.get(group) or {}).items():
-            assert cfg[group][key] == value, (group, key)
+    assert values
+    for key, value in leaves(values):
+        node = cfg
+        for part in key:
+            node = node[part]
+        assert node == value, key
+
+
+def leaves(values: dict, prefix: tuple = ()):
+    for key, value in values.items():
+        if isinstance(value, dict):
+            yield from leaves(value, (*prefix, key))
+        else:
+            yield (*prefix, key), value

@@ -57,7 +57,10 @@ def test_a_plugin_is_found_from_any_folder(tmp_path, rlfw_wheel, rlfw_editable, 
     assert json.loads((work / "a" / "summary.json").read_text())["algo"] == "scaled_dqn"
     assert "name: scaled_dqn\n  scale: 0.25" in (work / "a" / "resolved.yaml").read_text()
     help_text = rlfw(python, work, "--help").stdout
-    assert "algo: a2c, c51, ddpg, double_dqn, dqn, mappo, ppo, ppo_lstm, rainbow, sac, scaled_dqn, td3" in help_text
+    assert (
+        "algo: a2c, a2c_lstm, c51, ddpg, double_dqn, dqn, mappo, ppo, ppo_lstm, rainbow, sac, scaled_dqn, td3"
+        in help_text
+    )
     assert "loss: a2c, c51, double_dqn, dqn, ppo, sac, scaled_dqn, td3" in help_text
     where = subprocess.run(
         [python, "-c", "from rlfw.config.path import config_dir; print(config_dir())"], cwd=work, **TEXT
