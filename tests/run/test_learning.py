@@ -129,14 +129,21 @@ def assert_learns(tmp_path, budget: int, bar: float, *overrides: str) -> None:
 
 
 # A family's tuned file on a task or game of the family, seed 0 each (-m seeds). POPGym's
-# (conf/tuned/ppo_lstm_popgym.yaml) on RepeatFirstEasy, which no preset names, to its ceiling of 1 within
-# the shipped budget; MinAtar's PPO values (conf/tuned/ppo_minatar.yaml) on Breakout to a greedy 10 within
-# 1M of their 5M env steps (seed 0: 200k env steps, about 2 minutes). DQN's MinAtar values reached 10 at
-# 350k-425k env steps in benchmarks/breakout_minatar.py's 4-env layout (benchmarks/results/
-# breakout_minatar.md); shipped, with an update every env step, that is about 15 minutes on 2 cores; Atari's (10M env steps) and MuJoCo's (1M) are beyond a test run too: docs/results.md has their runs.
+# (conf/tuned/{ppo,a2c}_lstm_popgym.yaml) on RepeatFirstEasy, which no preset names, to its ceiling of 1
+# within the shipped budget (seed 0: PPO at 20k env steps, A2C at 420k, about 3 minutes). MinAtar's on
+# Breakout within 1M of their 5M env steps: PPO's to a greedy 10 (seed 0: 200k, about 2 minutes), the
+# others' to 5 (a uniform random policy scores 0.46): A2C's (seed 0: 100k), DQN's (50k, about 5 minutes:
+# an update every env step), C51's (100k, about 10 minutes), Rainbow's (RAINBOW). Atari's (10M env
+# steps) and MuJoCo's (1M) are hours a run here: docs/results.md has their runs.
+MINATAR = ("env=minatar", "env.game=breakout", "total_env_steps=1000000")
 FAMILY_CASES = [
     ("ppo_lstm", 150_000, 0.998, ("env=popgym", "env.task=RepeatFirstEasy")),
-    ("ppo", 1_000_000, 9.99, ("env=minatar", "env.game=breakout", "env.solved_return=10", "total_env_steps=1000000")),
+    ("a2c_lstm", 1_000_000, 0.998, ("env=popgym", "env.task=RepeatFirstEasy")),
+    ("ppo", 1_000_000, 9.99, (*MINATAR, "env.solved_return=10")),
+    ("a2c", 1_000_000, 4.99, (*MINATAR, "env.solved_return=5")),
+    ("dqn", 1_000_000, 4.99, (*MINATAR, "env.solved_return=5")),
+    ("c51", 1_000_000, 4.99, (*MINATAR, "env.solved_return=5")),
+    ("rainbow", 1_000_000, 4.99, (*MINATAR, "env.solved_return=5")),
 ]
 
 
