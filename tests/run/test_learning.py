@@ -65,15 +65,32 @@ CASES = [
 ]
 
 
+# Seeds measured short of their bar (-m seeds), with the figure: expected to fail, not strictly.
+SHORT = {
+    # docs/results.md, "After the hot path": 4/5 seeds solve; seed 1 again on 2026-11-29 (AMD EPYC): 326.9
+    # at 100k, evals 250-467 from 35k on. An LSTM for the tuned GRU solves it at 85k, but ended seed 0 at
+    # 139 when the GRU was chosen (conf/tuned/ppo_lstm_cartpole_novel.yaml)
+    ("ppo_lstm", "cartpole_novel", 1): "hovers below 475 with the tuned GRU",
+}
+
+
 def in_default(seed: int, seeds: tuple[int, ...], default: str) -> bool:
     return default == "first" and seed == seeds[0]
+
+
+def marks(algo: str, env: str, seed: int, seeds: tuple[int, ...], default: str) -> list:
+    short = SHORT.get((algo, env, seed))
+    return [
+        *([] if in_default(seed, seeds, default) else [pytest.mark.seeds]),
+        *([pytest.mark.xfail(reason=short, strict=False)] if short else []),
+    ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "algo, env, budget, bar, seed",
     [
-        pytest.param(a, e, budget, bar, seed, marks=() if in_default(seed, seeds, default) else pytest.mark.seeds)
+        pytest.param(a, e, budget, bar, seed, marks=marks(a, e, seed, seeds, default))
         for a, e, budget, bar, seeds, default in CASES
         for seed in seeds
     ],
@@ -133,7 +150,7 @@ def assert_learns(tmp_path, budget: int, bar: float, *overrides: str) -> None:
 # within the shipped budget (seed 0: PPO at 20k env steps, A2C at 420k, about 3 minutes). MinAtar's on
 # Breakout within 1M of their 5M env steps: PPO's to a greedy 10 (seed 0: 200k, about 2 minutes), the
 # others' to 5 (a uniform random policy scores 0.46): A2C's (seed 0: 100k), DQN's (50k, about 5 minutes:
-# an update every env step), C51's (100k, about 10 minutes), Rainbow's (RAINBOW). Atari's (10M env
+# an update every env step), C51's (100k, about 10 minutes), Rainbow's (200k, about 15). Atari's (10M env
 # steps) and MuJoCo's (1M) are hours a run here: docs/results.md has their runs.
 MINATAR = ("env=minatar", "env.game=breakout", "total_env_steps=1000000")
 FAMILY_CASES = [
