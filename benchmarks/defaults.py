@@ -54,7 +54,7 @@ FAMILIES = {
         "MinAtar",
         ["dqn", "double_dqn", "c51", "rainbow", "a2c", "ppo"],
         ["minatar"],
-        seen="[Breakout-MinAtar](#breakout-minatar-time-to-a-score)",
+        seen="Breakout runs in the notes below and [Breakout-MinAtar](#breakout-minatar-time-to-a-score)",
     ),
     "atari": Family(
         "Atari",
@@ -123,7 +123,7 @@ def table(out: Path) -> str:
                 if family.seen or not mine:
                     status = "not run yet"
                     if family.seen:
-                        status = f"not run here (hours on 2 cores): {family.seen}"
+                        status = f"not in the sweep: {family.seen}"
                     if family.seen and given == "generic":
                         status = "no tuned values yet; not run"
                     lines.append(f"| {family.name} | {algo} | {env} | {given} | {steps:,} | - | {status} |")
