@@ -68,7 +68,7 @@ FAMILIES = {
         ["a2c", "ppo", "sac", "td3", "ddpg"],
         ["mujoco"],
         ("env.id=HalfCheetah-v5",),
-        seen="[MuJoCo](#mujoco-ppo-and-sac-against-sb3)",
+        seen="InvertedPendulum runs in the notes below and [MuJoCo](#mujoco-ppo-and-sac-against-sb3)",
     ),
 }
 

@@ -54,6 +54,8 @@ def test_a_combination_without_tuned_values_says_so_in_one_line():
         (["algo=a2c", "env=minatar", "env.game=freeway"], "a2c_minatar"),
         (["algo=ddpg", "env=mujoco", "env.id=Ant-v5"], "ddpg_mujoco"),
         (["algo=ddpg", "env=hopper"], "ddpg_mujoco"),
+        (["algo=sac", "env=humanoid"], "sac_mujoco"),
+        (["algo=td3", "env=inverted_pendulum"], "td3_mujoco"),
         (["algo=ppo_lstm", "env=popgym", "env.task=RepeatFirstEasy"], "ppo_lstm_popgym"),
         (["algo=ppo_lstm", "env=popgym_repeat_previous"], "ppo_lstm_popgym"),
         (["algo=a2c_lstm", "env=popgym", "env.task=CountRecallEasy"], "a2c_lstm_popgym"),
