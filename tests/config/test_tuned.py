@@ -6,6 +6,7 @@ import pytest
 import yaml
 from hydra import initialize_config_dir
 
+from rlfw.compare.runs import flatten
 from rlfw.config.path import config_dir
 from rlfw.config.tuned import untuned
 from tests.helpers import config
@@ -67,18 +68,7 @@ def test_a_family_s_tuned_file_reaches_every_env_of_the_family(args, family):
     or task of the family get every value it sets."""
     values = yaml.safe_load((Path(config_dir()) / "tuned" / f"{family}.yaml").read_text())
     values.pop("defaults", None)
-    cfg = config(*args)
+    cfg = flatten(config(*args))
     assert values
-    for key, value in leaves(values):
-        node = cfg
-        for part in key:
-            node = node[part]
-        assert node == value, key
-
-
-def leaves(values: dict, prefix: tuple = ()):
-    for key, value in values.items():
-        if isinstance(value, dict):
-            yield from leaves(value, (*prefix, key))
-        else:
-            yield (*prefix, key), value
+    for key, value in flatten(values).items():
+        assert cfg[key] == value, key
