@@ -1,4 +1,6 @@
-"""A batch is a dict of tensors with attribute access: ``batch.obs``, ``batch.action``, ..."""
+"""A batch is a dict of tensors with attribute access (``batch.obs``, ``batch.action``, ...), and the
+signals a loss gives its replay about it (``batch.signals``: new priorities, stop this phase), apart
+from the loss's terms."""
 
 from __future__ import annotations
 
@@ -6,11 +8,27 @@ import torch
 
 
 class Batch(dict[str, torch.Tensor]):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.signals: dict[str, torch.Tensor] = {}
+
     def __getattr__(self, key: str) -> torch.Tensor:
         try:
             return self[key]
         except KeyError:
             raise AttributeError(f"batch has no {key!r}; it has {', '.join(self)}") from None
+
+    def replace(self, **fields: torch.Tensor) -> Batch:
+        """This batch with ``fields`` replaced (a loss that shapes the reward, say); it shares this batch's
+        signals, so what a loss signals about it still reaches the replay."""
+        out = Batch({**self, **fields})
+        out.signals = self.signals
+        return out
+
+    def signal(self, name: str, value: torch.Tensor) -> None:
+        """A loss tells the replay ``name`` about this batch (``td_error``: each sample's new priority;
+        ``stop_epochs``: end this rollout's epochs), detached: it is not a term to sum or log."""
+        self.signals[name] = value.detach()
 
 
 def to_device(batch: Batch, device: torch.device) -> Batch:
@@ -24,11 +42,10 @@ def to_device(batch: Batch, device: torch.device) -> Batch:
 
 
 def acting(batch: Batch) -> torch.Tensor | None:
-    """Which rows chose their action, as 1/0 weights: those with an open action in their mask. A row whose
-    mask closes every action (a turn-based game's seat waiting its turn) made no choice, so the
-    actor-critic losses leave it out; None: every row chose."""
-    mask = batch.get("mask")
-    return None if mask is None else mask.bool().any(-1).float()
+    """Which rows acted, as 1/0 weights: the batch's ``acting`` field, which the env gives where some rows
+    do not act at some steps (a seat off its turn, an agent that left); None: every row acted."""
+    rows = batch.get("acting")
+    return None if rows is None else rows.float()
 
 
 def mean(x: torch.Tensor, weight: torch.Tensor | None) -> torch.Tensor:

@@ -14,15 +14,14 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, cast
 
 import numpy as np
 
 from rlfw.agent.arguments import fail, parse
 from rlfw.agent.load import Agent, load
+from rlfw.env.games import OUTCOMES, random_player, results
 from rlfw.errors import ConfigError
 from rlfw.run.evaluate import evaluate
-from rlfw.run.games import OUTCOMES, random_player, results
 from rlfw.run.video import record
 
 
@@ -56,13 +55,14 @@ def games(agent: Agent, args: Play) -> list[str]:
     one line of win, draw and loss rates a seat."""
     episodes = args.episodes or agent.config["eval"]["episodes"]
     seed = agent.eval_seed() if args.seed is None else args.seed
-    envs, rng = agent.make_env(episodes), np.random.default_rng(seed)
-    rates = results(envs, lambda: agent.policy(args.deterministic), {"random": lambda: random_player(rng)}, seed)
+    envs, rng, seats = agent.make_env(episodes), np.random.default_rng(seed), agent.spec.agents
+    opponents = {"random": lambda: random_player(rng, agent.spec)}
+    rates = results(envs, seats, evaluate, lambda: agent.policy(args.deterministic), opponents, seed)
     assert rates is not None  # nothing stops it
     return [
         f"as {seat} against a random player: "
         + ", ".join(f"{outcome} {rates[f'vs_random_{seat}_{outcome}']:.0%}" for outcome in OUTCOMES)
-        for seat in cast(Any, envs).agents  # a game's rows (rlfw.env.agents)
+        for seat in seats
     ]
 
 
@@ -92,20 +92,20 @@ def main(argv: list[str] | None = None) -> None:
         if args.episodes is not None and args.episodes < 1:
             raise ConfigError(f"episodes={args.episodes}: must be >= 1")
         agent = load(path, args.which, args.device)
-        if (args.render is not None or args.video) and not hasattr(agent.env, "render_env"):
+        if (args.render is not None or args.video) and not agent.env.renders:
             name = agent.config["env"]["name"]
             raise ConfigError(f"render/video: env={name} cannot render frames yet; play without them evaluates the run")
         if args.render is not None:
             agent.env.render_env(args.render)[0].close()  # an env that cannot render so says it now
             require_display(args.render)
-        if agent.spec.turns:
+        if agent.spec.evaluation == "games":
             lines = games(agent, args)
         else:
             returns, lengths = play(agent, args)
     except ConfigError as err:
         fail("rlfw.play", err)
     how = "greedy" if args.deterministic else "as in training (not greedy)"
-    if agent.spec.turns:
+    if agent.spec.evaluation == "games":
         print(f"{agent.checkpoint} ({agent.env_steps:,} env steps) on {agent.spec.id}, {how}:", *lines, sep="\n")
         return
     print(f"{agent.checkpoint} ({agent.env_steps:,} env steps) on {agent.spec.id}: {len(returns)} episodes, {how}")

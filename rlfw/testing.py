@@ -29,7 +29,6 @@ from rlfw.env.spec import EnvSpec
 from rlfw.explore.act import act
 from rlfw.network import build_network
 from rlfw.network.driver import Stepping, driver
-from rlfw.network.memory import recurrent
 from rlfw.registry import build, lookup, options
 
 SPEC = EnvSpec("Contract-v0", (4,), gym.spaces.Discrete(3), None)
@@ -39,7 +38,7 @@ N = 8  # batch size, and sub-envs acting at once
 
 def spec_for(cls: Any) -> EnvSpec:
     """The synthetic env an option is checked on: discrete, unless it acts in Box spaces only."""
-    return SPEC if "Discrete" in getattr(cls, "action_spaces", {"Discrete"}) else BOX  # an explore rule may not say
+    return SPEC if "Discrete" in cls.action_spaces else BOX
 
 
 def head_for(needs: frozenset[str], distribution: bool = False, critic: bool = False) -> str:
@@ -98,19 +97,17 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
     """Its outputs are exactly the ones it declares (``q`` [B, actions], ``value`` [B], ...);
     its ``mode`` picks a valid action per row, which is what greedy evaluation, ``rlfw.load`` and
     export act with; what it declares it has (``rlfw.network.head.contract``) is there: a
-    ``distribution`` that samples valid actions with finite log-probs, critics ``q_sa``, masks'
-    ``logits`` or ``q``."""
+    ``distribution`` that samples valid actions with finite log-probs, critics ``q_sa``, the action
+    ``scores`` among its outputs, where closed actions stay closed."""
     cls = lookup("head", name)
     spec = spec_for(cls)
     net = network(cls.outputs, {"name": name, **values}, spec)
-    if recurrent(net):
+    if net.recurrent:
         check_memory(name, net, spec)
-    out = (Stepping(net, N) if recurrent(net) else net)(field("obs", spec=spec))
-    assert hasattr(net, "mode"), f"head={name} has no mode(outputs): the greedy action, argmax Q or the policy's mode"
+    out = (Stepping(net, N) if net.recurrent else net)(field("obs", spec=spec))
     mode = net.mode(out)
     assert_actions(f"head={name}: mode", mode.detach().numpy(), spec)
     if cls.has_policy:
-        assert hasattr(net, "distribution"), f"head={name} declares has_policy = True and has no distribution(outputs)"
         pi = net.distribution(out)
         sampled = pi.sample()
         assert_actions(f"head={name}: distribution(outputs).sample()", sampled.numpy(), spec)
@@ -118,15 +115,14 @@ def check_head(name: str, **values) -> dict[str, torch.Tensor]:
         assert logp.shape == (N,), f"head={name}: log_prob must be one value per row (summed over action dims)"
         assert bool(torch.isfinite(logp).all()), f"head={name}: log_prob of a sampled action is not finite"
     if cls.has_critics:
-        assert hasattr(net, "q_sa"), f"head={name} declares has_critics = True and has no q_sa(obs, action, frozen)"
         q = net.q_sa(field("obs", spec=spec), field("action", spec=spec))
         assert q.ndim == 2 and q.shape[1] == N, (
             f"head={name}: q_sa(obs, action) must be [n critics, B], not {tuple(q.shape)}"
         )
     declared = net.outputs  # the class's, or the instance's when they depend on the env (a policy layer's)
     assert set(out) == set(declared), f"head={name} declares outputs {sorted(declared)} but returns {sorted(out)}"
-    assert not cls.takes_mask or {"logits", "q"} & set(out), (
-        f"head={name} declares takes_mask = True: its action scores must be outputs named logits or q, which masks fill"
+    assert cls.scores is None or cls.scores in out, (
+        f"head={name} declares scores = {cls.scores!r}: its action scores must be one of its outputs, {sorted(out)}"
     )
     shapes = {"q": (N, SPEC.num_actions), "logits": (N, SPEC.num_actions), "value": (N,)}
     for key, tensor in out.items():
@@ -179,7 +175,9 @@ def check_explore(name: str, **values) -> None:
         )
         for env_step in (0, 10**7):
             acting = driver(net, N)  # acting goes through the network's driver, as the collector's does
-            action, extras = act(acting, explore, obs, env_step, num_actions=getattr(spec.action_space, "n", None))
+            action, extras = act(
+                acting, explore, obs, env_step, num_actions=spec.num_actions if spec.discrete else None
+            )
             assert_actions(f"explore={name}: actions", action, spec)
             assert set(extras) == set(explore.extras), (
                 f"explore={name} declares extras {sorted(explore.extras)}, returns {sorted(extras)}"
@@ -221,7 +219,7 @@ def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, tor
     head = head_for(cls.needs, cls.needs_distribution, cls.needs_critic)
     spec = spec_for(lookup("head", head))
     if cls.needs_joint:  # a loss over the agents of joint steps: two agents, the batch's rows in pairs
-        spec = dataclasses.replace(spec, agents=2)
+        spec = dataclasses.replace(spec, agents=("agent_0", "agent_1"))
     loss = build("loss", {"name": name, **values}, "loss", spec=spec)
     net = network(loss.needs, {"name": head}, spec)
     target = copy.deepcopy(net).requires_grad_(False) if loss.needs_target else None
@@ -238,6 +236,9 @@ def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, tor
             assert value.requires_grad, f"loss={name}: {key} has no gradient path"
         else:
             assert not value.requires_grad, f"loss={name}: the metric {key} carries a gradient; detach it"
+        assert value.ndim == 0, f"loss={name}: the term {key} is not a scalar (a per-sample value is a signal)"
+    undeclared = set(batch.signals) - loss.signals
+    assert not undeclared, f"loss={name} signals {sorted(undeclared)}, which it does not declare in signals"
     sum(terms.values()).backward()
     assert any(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in net.parameters()), (
         f"loss={name}: no gradient reaches the network"
@@ -265,7 +266,8 @@ def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
         f"replay={name} declares {sorted(replay.provides)}, yields {sorted(batch)}"
     )
     assert len({len(v) for v in batch.values()}) == 1, f"replay={name}: fields of one batch differ in length"
-    replay.feedback(batch, {"td_error": torch.zeros(len(batch.action))})
+    batch.signal("td_error", torch.zeros(len(batch.action)))  # what a TD loss tells prioritized replay
+    replay.feedback(batch)
     return batch
 
 

@@ -20,8 +20,12 @@ import gymnasium as gym
 import torch
 from torch import nn
 
+from rlfw.clock import Clock
 from rlfw.config.preflight import composed as config
 from rlfw.env.spec import EnvSpec
+from rlfw.network.head.contract import NetworkHead
+from rlfw.run.collector import Collector
+from rlfw.run.timings import Timings
 
 ROOT = Path(__file__).resolve().parents[1]
 # SAC with actor, critics and batches a quarter of the default's width: the same state to save, resume
@@ -65,6 +69,40 @@ class TableQ(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         return {"q": self.table[obs.long()]}
+
+
+class MaskedTable(NetworkHead):
+    """Q(s, .) from a table row per integer state (the observation's first entry), its other entries the
+    open actions."""
+
+    scores = "q"
+
+    def __init__(self, table: list[list[float]]):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.tensor(table))
+        self.mask_columns = (1, 1 + self.table.shape[1])
+
+    def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        return self.open_to({"q": self.table[obs[:, 0].long()]}, obs)
+
+
+class Stand(NetworkHead):
+    """Stands for a head whose outputs are ``fn(obs)`` (nothing, by default: for rules that act at random)."""
+
+    def __init__(self, fn: Callable[[torch.Tensor], dict[str, torch.Tensor]] = lambda obs: {}):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        return self.fn(obs)
+
+
+def collector(envs, net, explore, replay, spec: EnvSpec | None = None, seed: int = 0, world: int = 1) -> Collector:
+    """A collector of ``envs`` (reset with ``seed``) on a fresh clock; ``net`` None: a stand-in head,
+    for rules that act at random; ``spec``: a one-agent env's of the envs' spaces by default."""
+    shape = tuple(envs.single_observation_space.shape)
+    spec = spec or EnvSpec("Test-v0", shape, envs.single_action_space, None)
+    return Collector(envs, net or Stand(), explore, replay, spec, Clock(), Timings(), seed, torch.device("cpu"), world)
 
 
 def venv_with_our_dependencies(path: Path) -> Path:

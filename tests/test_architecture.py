@@ -13,7 +13,7 @@ from tests.helpers import ROOT
 PACKAGE = ROOT / "rlfw"
 # Low to high. A module belongs to the longest prefix listed; it may import its own layer and lower ones.
 LAYERS = [
-    ["rlfw.errors", "rlfw.values", "rlfw.machine", "rlfw.batch", "rlfw.registry", "rlfw.plugins"],  # core
+    ["rlfw.errors", "rlfw.values", "rlfw.machine", "rlfw.batch", "rlfw.clock", "rlfw.registry", "rlfw.plugins"],  # core
     ["rlfw.env", "rlfw.network", "rlfw.explore", "rlfw.replay", "rlfw.target", "rlfw.loss", "rlfw.optim"],  # parts
     ["rlfw.state"],  # checkpoints and resume
     ["rlfw.config", "rlfw.plugins.search_path"],  # everything before training
@@ -131,6 +131,7 @@ def test_new_modules_go_into_rooms():
         "__init__.py",
         "__main__.py",
         "batch.py",
+        "clock.py",
         "errors.py",
         "export.py",
         "machine.py",

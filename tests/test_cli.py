@@ -33,15 +33,16 @@ BAD = [
     (["algo=vdn", "env=cartpole"], "loss='vdn': sums the Q values of an env's agents, and CartPole-v1 has one agent"),
     (
         ["algo=vdn", "env=connect_four"],
-        "loss=vdn: classic/connect_four-v3 is a turn-based game of seats that compete, each waiting off its turn with"
-        " no open action; it trains by self-play with a loss that leaves waiting rows out: a2c, ppo",
+        "loss=vdn: classic/connect_four-v3 is a turn-based game: its seats take turns, each acting only on its own,"
+        " and this loss learns from every row; losses that leave out the rows that do not act: a2c, ppo",
     ),
-    (["algo=dqn", "env=connect_four"], "loss=dqn: classic/connect_four-v3 is a turn-based game of seats that compete"),
+    (["algo=dqn", "env=connect_four"], "loss=dqn: classic/connect_four-v3 is a turn-based game: its seats take turns"),
     (["algo=mappo", "env=connect_four"], "env.state=true: classic/connect_four-v3 has no global state()"),
     (
         ["algo=dqn", "env=pettingzoo", "env.id=tests.env.agents:Counters", "env.agents_leave=true"],
-        "loss=dqn: env.agents_leave=true: the rows of agents that leave tests.env.agents:Counters wait with no open"
-        " action; it trains with a loss that leaves waiting rows out: a2c, ppo (algo=ppo, algo=a2c, algo=mappo)",
+        "loss=dqn: env.agents_leave=true: the agents that leave tests.env.agents:Counters early act no more until its"
+        " episode ends, and this loss learns from every row; losses that leave out the rows that do not act: a2c, ppo"
+        " (algo=ppo, algo=a2c, algo=mappo)",
     ),
     (
         ["algo=ppo_lstm", "env=pettingzoo", "env.id=tests.env.agents:Counters", "env.agents_leave=true"],
@@ -132,6 +133,14 @@ BAD = [
     ),
     (["env.mask=obs"], "env.mask=obs: its observation has no 'action_mask' key; this env follows none of them"),
     (["env=pendulum", "env.mask=often"], "env.mask='often': one of auto, obs, info, method, none"),
+    (
+        ["env=minigrid", "network.encoder.keys.image.scale=-1"],
+        "network.encoder.keys.image.scale=-1: what the image's values are divided by, > 0 (255 for pixels)",
+    ),
+    (
+        ["env=minigrid", "network.encoder.keys.image.scale=abc"],
+        "network.encoder.keys.image.scale='abc': expected float",
+    ),
     (["network.encoder.hidden=[100000,100000]"], "a network of 20,001,500,003 parameters needs"),
     (["-m", "seed=0,-1"], "seed=-1: an integer from 0 to"),
     (["env=atari", "env.game=pongg"], "env.game='pongg': not an ALE game (did you mean pong?)"),

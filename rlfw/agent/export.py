@@ -1,12 +1,12 @@
 """A trained policy as one self-contained file: TorchScript or ONNX, with a JSON beside it.
 
-The file maps a batch of observations, as the env gives them (uint8 pixels stay uint8), to the
-greedy actions: the network with everything it keeps (pixel scaling, statistics held as buffers)
-and the head's own ``mode`` (argmax Q, the policy's most likely action), all in fp32 (a run's bf16
-convolutions too: ONNX runtimes' CPU convolutions take no bf16). A recurrent policy's file also takes
-its ``state`` and ``episode_start`` and returns the next state (as Sample Factory's exporter does); a
-policy trained with action masks takes the ``action_mask`` last and picks among the open actions.
-The JSON says what goes in and what comes out.
+The file maps a batch of observations, as the run's envs give them (uint8 pixels stay uint8; the open
+actions among their parts where the env gives masks), to the greedy actions: the network with
+everything it keeps (pixel scaling, statistics held as buffers, closing the actions an observation
+closes) and the head's own ``mode`` (argmax Q, the policy's most likely action), all in fp32 (a run's
+bf16 convolutions too: ONNX runtimes' CPU convolutions take no bf16). A recurrent policy's file also
+takes its ``state`` and ``episode_start`` and returns the next state (as Sample Factory's exporter
+does). The JSON says what goes in (an observation's parts, where it packs several) and what comes out.
 """
 
 from __future__ import annotations
@@ -25,11 +25,9 @@ import torch
 from torch import nn
 
 from rlfw.agent.load import Agent
-from rlfw.env.masks import KEY, mask_size
 from rlfw.errors import ConfigError
 from rlfw.network.driver import driver
 from rlfw.network.encoder.cnn import fp32
-from rlfw.network.head.masking import masked
 
 FORMATS = {"torchscript": ".pt", "onnx": ".onnx"}
 ONNX_NEEDS = ("onnx", "onnxscript", "onnxruntime")  # torch's ONNX exporter, and onnxruntime to check the file
@@ -37,38 +35,38 @@ ONNX_NEEDS = ("onnx", "onnxscript", "onnxruntime")  # torch's ONNX exporter, and
 
 class Policy(nn.Module):
     """Observations (and what the policy carries between steps: a recurrent one's ``state`` and
-    ``episode_start``; then, with ``takes_mask``, the action mask) in; greedy actions, clipped to a Box's
-    bounds as the env takes them (and the next ``state``), out."""
+    ``episode_start``) in; greedy actions, clipped to a Box's bounds as the env takes them (and the next
+    ``state``), out."""
 
     low: torch.Tensor
     high: torch.Tensor
 
-    def __init__(self, net: nn.Module, space: gym.Space, returns: tuple[str, ...], takes_mask: bool = False):
+    def __init__(self, net: nn.Module, space: gym.Space, returns: tuple[str, ...]):
         super().__init__()
-        self.net, self.returns, self.takes_mask = net, returns, takes_mask
+        self.net, self.returns = net, returns
         self.bounded = isinstance(space, gym.spaces.Box)
         if isinstance(space, gym.spaces.Box):
             self.register_buffer("low", torch.as_tensor(space.low))
             self.register_buffer("high", torch.as_tensor(space.high))
 
-    def forward(self, obs: torch.Tensor, *rest: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
-        carried, mask = (rest[:-1], rest[-1]) if self.takes_mask else (rest, None)
-        out = masked(self.net(obs, *carried), mask)
+    def forward(self, obs: torch.Tensor, *carried: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
+        out = self.net(obs, *carried)
         action = self.net.mode(out)  # type: ignore[operator]
         action = torch.clamp(action, self.low, self.high) if self.bounded else action
         return (action, *(out[name] for name in self.returns)) if self.returns else action
 
 
 def example(agent: Agent, rows: int = 2) -> tuple[torch.Tensor, ...]:
-    """A batch of observations of the agent's shape and dtype, the other inputs at an episode's start,
-    and a mask with every action open (where the agent takes one)."""
-    obs = torch.from_numpy(np.zeros((rows, *agent.spec.obs_shape), agent.spec.obs_dtype))
-    mask = (torch.ones(rows, mask_size(agent.spec.action_space) or 0, dtype=torch.bool),) if agent.spec.masked else ()
-    return obs, *driver(agent.net, rows).initial(rows), *mask
+    """A batch of observations of the agent's shape and dtype (every action open, where they carry the
+    open actions), and the other inputs at an episode's start."""
+    obs = np.zeros((rows, *agent.spec.obs_shape), agent.spec.obs_dtype)
+    if agent.spec.mask is not None:
+        obs[:, agent.spec.mask.start : agent.spec.mask.start + agent.spec.mask.size] = 1
+    return torch.from_numpy(obs), *driver(agent.net, rows).initial(rows)
 
 
 def inputs(agent: Agent) -> list[str]:
-    return ["obs", *driver(agent.net, 1).inputs, *([KEY] if agent.spec.masked else [])]
+    return ["obs", *driver(agent.net, 1).inputs]
 
 
 def outputs(agent: Agent) -> list[str]:
@@ -87,7 +85,7 @@ def export(agent: Agent, fmt: str, out: Path) -> tuple[Path, Path]:
     """Writes the policy file ``out`` and ``<out>.json`` beside it; returns both paths."""
     require_format(fmt)
     returns = driver(agent.net, 1).returns
-    policy = Policy(agent.net, agent.spec.action_space, returns, agent.spec.masked).to("cpu").eval()
+    policy = Policy(agent.net, agent.spec.action_space, returns).to("cpu").eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     with fp32(agent.net):  # the file, and the agent it is checked against
         with torch.no_grad():
@@ -107,8 +105,7 @@ def export(agent: Agent, fmt: str, out: Path) -> tuple[Path, Path]:
 
 def load_file(fmt: str, path: Path) -> Callable[..., list[np.ndarray]]:
     """An exported file as a function: numpy inputs (``obs``; a recurrent policy's also ``state`` and
-    ``episode_start``; a masked one's ``action_mask``) in, its numpy outputs out (``action``; and
-    ``next_state``), as a list."""
+    ``episode_start``) in, its numpy outputs out (``action``; and ``next_state``), as a list."""
     if fmt == "torchscript":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -130,17 +127,16 @@ def verify(agent: Agent, fmt: str, path: Path, steps: int = 100) -> None:
     """The file, loaded back, picks the agent's actions (continuous ones up to float rounding) over
     ``steps`` steps of the eval envs' episodes, each side carrying its own state (a recurrent policy's)."""
     envs = agent.make_env(8)
-    obs, info = envs.reset(seed=agent.eval_seed())
+    obs, _ = envs.reset(seed=agent.eval_seed())
     run, carried = load_file(fmt, path), [t.numpy() for t in driver(agent.net, 8).initial(8)]
     state, starts = None, np.ones(8, dtype=bool)
     for _ in range(steps):
-        mask = info.get(KEY)  # the env's action masks, where the agent takes them
-        want, state = agent.predict(obs, state, starts, action_mask=mask)
-        got, *returned = run(np.asarray(obs), *carried, *([] if mask is None else [mask]))
+        want, state = agent.predict(obs, state, starts)
+        got, *returned = run(np.asarray(obs), *carried)
         same = np.allclose(got, want, rtol=1e-5, atol=1e-5) if want.dtype.kind == "f" else np.array_equal(got, want)
         if not same:  # a Gaussian's mean may differ in its last bits in another runtime
             raise RuntimeError(f"{path} picks actions {got.tolist()} where the agent picks {want.tolist()}")
-        obs, _, terminated, truncated, info = envs.step(want)
+        obs, _, terminated, truncated, _ = envs.step(want)
         starts = terminated | truncated
         carried = [*returned, starts][: len(carried)]  # the next state, and where episodes start anew
     envs.close()
@@ -183,6 +179,7 @@ def description(agent: Agent, fmt: str, out: Path) -> dict[str, Any]:
             "name": "obs",
             "shape": ["batch", *agent.spec.obs_shape],
             "dtype": str(np.dtype(agent.spec.obs_dtype)),
+            **parts(agent),
         },
         "output": {"name": "action", "shape": ["batch", *(space.shape or ())], "dtype": str(np.dtype(space.dtype))},
         "action_space": action_space(space),
@@ -191,17 +188,16 @@ def description(agent: Agent, fmt: str, out: Path) -> dict[str, Any]:
         "env_steps": agent.env_steps,
         "greedy": "the head's mode: argmax Q, or the policy's most likely action",
         **memory(agent),
-        **mask_input(agent),
     }
 
 
-def mask_input(agent: Agent) -> dict[str, Any]:
-    """A masked policy's last input (nothing for one trained without masks)."""
-    if not agent.spec.masked:
+def parts(agent: Agent) -> dict[str, Any]:
+    """Where each part of a packed observation lies (its entries from ``start``, ``size`` of them): a Dict's
+    keys, the global state, the open actions (``action_mask``: 1 where an action is open; the file picks
+    among those); nothing for an observation of one array."""
+    if not agent.spec.parts:
         return {}
-    size = mask_size(agent.spec.action_space)
-    meaning = "true where the action is open; the file picks among the open ones (the env's info['action_mask'])"
-    return {"action_mask": {"name": KEY, "shape": ["batch", size], "dtype": "bool", "meaning": meaning}}
+    return {"parts": [{"key": p.key, "kind": p.kind, "start": p.start, "size": p.size} for p in agent.spec.parts]}
 
 
 def memory(agent: Agent) -> dict[str, Any]:

@@ -17,8 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from rlfw.env.masks import KEY, mask_size
-from rlfw.env.packed import pack
+from rlfw.env.masks import OBSERVATION, mask_size
+from rlfw.env.packed import KEY, pack
 from rlfw.env.spec import EnvSpec, env_action
 from rlfw.errors import ConfigError
 from rlfw.explore.act import GREEDY, act
@@ -67,15 +67,14 @@ class Agent:
         zeroed; None: nowhere), as SB3-contrib's ``RecurrentPPO.predict``. A feed-forward one returns
         ``None`` as its state.
 
-        ``action_mask``: the actions open for each observation (bools, one per action; the env's
-        ``info["action_mask"]``, as ``make_env``'s envs give it); the action is one of them. A Dict
-        observation as the env gives it (one, or a batch per key) is packed as the run packed it
-        (``rlfw.env.packed``), and its ``action_mask`` key is the mask."""
-        if isinstance(obs, dict):
-            action_mask = obs.get(KEY) if action_mask is None else action_mask
-            obs = self._packed(obs)
+        The observations ``make_env``'s envs give carry their open actions already. An observation as the
+        env itself gives it is joined to them as the run joined it (``rlfw.env.packed``): a Dict (one, or a
+        batch per key; its ``action_mask`` key the open actions, as a PettingZoo game's ``env.last()``
+        gives it), or any other observation with ``action_mask`` (bools, one per action: the env's
+        ``info["action_mask"]`` or ``action_masks()``). The action is one of the open ones."""
+        if isinstance(obs, dict) or action_mask is not None:
+            obs = self._joined(obs, action_mask)
         batch, single = self._batch(obs)
-        mask = self._mask(action_mask, len(batch), single)
         acting = driver(self.net, len(batch), self.device)
         if state is not None and single:
             state = np.asarray(state)[None]
@@ -85,8 +84,8 @@ class Agent:
             raise ValueError(f"predict: {why}") from None
         with torch.inference_mode():
             rule = GREEDY if deterministic else self.explore
-            num_actions = getattr(self.spec.action_space, "n", None)
-            action, _ = act(acting, rule, batch, self.config["total_env_steps"], num_actions=num_actions, mask=mask)
+            num_actions = self.spec.num_actions if self.spec.discrete else None
+            action, _ = act(acting, rule, batch, self.config["total_env_steps"], num_actions=num_actions)
         action, after = env_action(self.spec.action_space)(action), acting.state  # after: None, feed-forward
         if single:
             return action[0], None if after is None else after[0]
@@ -102,9 +101,9 @@ class Agent:
         from call to call (one ``policy()`` per set of episodes, one episode per env, as ``evaluate`` plays)."""
         state = None
 
-        def step(obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        def step(obs: np.ndarray) -> np.ndarray:
             nonlocal state
-            action, state = self.predict(obs, state, deterministic=deterministic, action_mask=mask)
+            action, state = self.predict(obs, state, deterministic=deterministic)
             return action
 
         return step
@@ -125,30 +124,32 @@ class Agent:
         evaluated = done and self.evals[-1]["env_steps"] == self.env_steps
         return eval_seed(self.config["seed"], done - 1 if evaluated else done)
 
-    def _packed(self, obs: dict[str, Any]) -> np.ndarray:
+    def _joined(self, obs: Any, action_mask: Any) -> np.ndarray:
+        """An observation as the env gives it (a Dict, or an array and ``action_mask``), packed into this
+        agent's observation (its parts in order, the open actions among them); one line for what does not fit."""
+        keyed = dict(obs) if isinstance(obs, dict) else {OBSERVATION: obs}
+        if action_mask is not None:
+            keyed[KEY] = action_mask
+        if self.spec.mask is None and KEY in keyed:
+            raise ValueError(
+                f"predict: an action_mask, and this agent was trained without masks"
+                f"{'' if mask_size(self.spec.action_space) else f' (it acts in {self.spec.action_space})'}"
+            )
         if not self.spec.parts:
             raise ValueError(f"predict: a dict of observations; this agent reads arrays of shape {self.spec.obs_shape}")
-        missing = [p.key for p in self.spec.parts if p.key not in obs]
+        missing = [p.key for p in self.spec.parts if p.key not in keyed]
         if missing:
-            raise ValueError(f"predict: the observation lacks {', '.join(missing)}; it has {', '.join(obs)}")
-        return pack(obs, self.spec.parts, self.spec.obs_dtype)
-
-    def _mask(self, mask: np.ndarray | torch.Tensor | None, rows: int, single: bool) -> torch.Tensor | None:
-        """``action_mask`` as ``[rows, actions]`` bools; a wrong shape, or a row with no action open, in one line."""
-        if mask is None:
-            return None
-        size = mask_size(self.spec.action_space)
-        if size is None:
-            raise ValueError(f"predict: an action_mask, and this agent acts in {self.spec.action_space} (no masks)")
-        tensor = (mask if isinstance(mask, torch.Tensor) else torch.from_numpy(np.asarray(mask))).bool().cpu()
-        tensor = tensor[None] if single else tensor
-        if tuple(tensor.shape) != (rows, size):
-            raise ValueError(
-                f"predict: an action_mask of shape {tuple(tensor.shape)}; these observations need ({rows}, {size})"
-            )
-        if not self.spec.turns and not tensor.any(-1).all():  # a game's waiting seat has none: its action goes nowhere
-            raise ValueError("predict: an action_mask row with no action open")
-        return tensor
+            raise ValueError(f"predict: the observation lacks {', '.join(missing)}; it has {', '.join(keyed)}")
+        try:
+            packed = pack({p.key: keyed[p.key] for p in self.spec.parts}, self.spec.parts, self.spec.obs_dtype)
+        except ValueError as err:
+            parts = ", ".join(f"{p.key} {p.shape or (p.size,)}" for p in self.spec.parts)
+            raise ValueError(f"predict: the observation does not fit this agent's parts ({parts}): {err}") from None
+        mask = self.spec.mask
+        if mask is not None and not self.spec.idle:  # a seat off its turn has none open: its action goes nowhere
+            if not (packed[..., mask.start : mask.start + mask.size] > 0).any(-1).all():
+                raise ValueError("predict: an action_mask row with no action open")
+        return packed
 
     def _batch(self, obs: np.ndarray | torch.Tensor) -> tuple[torch.Tensor, bool]:
         """``obs`` as a batch on the agent's device, and whether it was one observation."""

@@ -13,16 +13,16 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from rlfw.config.algos import algos_acting_in
-from rlfw.config.check import check_waiting
+from rlfw.config.check import check_acting
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.explore.contract import ExploreRule
 from rlfw.loss.contract import LossHead
 from rlfw.machine import cores, keep_freed_memory, require_memory
 from rlfw.network import build_network
+from rlfw.network.head.contract import NetworkHead
 from rlfw.registry import build, lookup
 from rlfw.replay.contract import Replay
 from rlfw.target.contract import TargetRule
@@ -31,8 +31,8 @@ from rlfw.target.contract import TargetRule
 @dataclass
 class Parts:
     env: Any  # the env option: .spec and .make(num_envs)
-    net: nn.Module
-    target_net: nn.Module | None
+    net: NetworkHead
+    target_net: NetworkHead | None
     explore: ExploreRule
     replay: Replay
     target: TargetRule
@@ -58,22 +58,17 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     keep_freed_memory()
     env = build("env", cfg["env"], "env")
     video = cfg["eval"]["video"]
-    require(
-        not video or hasattr(env, "render_env"),
-        "eval.video",
-        video,
-        f"env={cfg['env']['name']} cannot render frames (it has no render_env)",
-    )
+    require(not video or env.renders, "eval.video", video, f"env={cfg['env']['name']} cannot render frames")
     _require_action_space(cfg, env.spec)
     _require_network_memory(cfg, env.spec)
     net = build_network(cfg["network"], env.spec)
     explore = build("explore", cfg["explore"], "explore", spec=env.spec)
     loss = build("loss", cfg["loss"], "loss", spec=env.spec)
-    check_waiting(cfg, env.spec)
+    check_acting(cfg, env.spec)
     target = build("target", cfg["target"], "target")
     run = {
         "spec": env.spec,
-        "num_envs": cfg["num_envs"] * env.spec.agents,  # the vector env's rows: each copy's agents
+        "num_envs": cfg["num_envs"] * env.spec.rows_per_copy,  # the vector env's rows
         "gamma": float(cfg["gamma"]),
         "total_env_steps": cfg["total_env_steps"],
     }
@@ -81,7 +76,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     optim = build("optim", cfg["optim"], "optim")
     optim.build(net, loss)  # fails now, not at fit time, on an unknown optim.groups part
     net_parts = list(dict(net.named_children()))
-    unknown = [p for p in getattr(target, "parts", None) or [] if p not in net_parts]
+    unknown = [p for p in target.parts or [] if p not in net_parts]
     require(not unknown, "target.parts", unknown, f"not parts of this network; parts: {', '.join(net_parts)}")
     target_net = None
     if target.uses_target:
@@ -94,9 +89,10 @@ def _require_action_space(cfg: dict[str, Any], spec: EnvSpec) -> None:
     head, space = cfg["network"]["head"]["name"], type(spec.action_space).__name__
     cls = lookup("head", head)
     spaces = cls.action_spaces
-    if spec.masked and not cls.takes_mask:
+    if spec.mask is not None and cls.scores is None:
         raise ConfigError(
-            f"network/head={head} does not take action masks, and {spec.id} gives them (env.mask=none acts without)"
+            f"network/head={head} declares no action scores to close actions in (scores), and {spec.id}'s"
+            " observations carry their open actions (env.mask=none acts without)"
         )
     if space not in spaces:
         algos = ", ".join(algos_acting_in(space)) or "none"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from rlfw.config import schema
@@ -88,12 +89,12 @@ def _names(keys) -> str:
 
 def losses_reading(outputs: frozenset[str]) -> list[str]:
     """The registered losses that read every one of ``outputs``."""
-    return [name for name, cls in sorted(options("loss").items()) if outputs <= getattr(cls, "needs", frozenset())]
+    return [name for name, cls in sorted(options("loss").items()) if outputs <= cls.needs]
 
 
-def heads_with(capability: str) -> list[str]:
-    """The registered heads that declare ``capability`` (``has_policy``: pi(.|s); ``has_critics``: Q(s, a))."""
-    return [name for name, cls in sorted(options("head").items()) if getattr(cls, capability)]
+def heads_with(has: Callable[[Any], bool]) -> list[str]:
+    """The registered heads ``has`` is true of (``lambda head: head.has_policy``: pi(.|s))."""
+    return [name for name, cls in sorted(options("head").items()) if has(cls)]
 
 
 def contracts() -> dict[str, type]:
@@ -142,7 +143,7 @@ def check_fit(cfg: dict[str, Any]) -> None:
         if user.needs_distribution and not head.has_policy:
             raise ConfigError(
                 f"{who}: needs a policy, an action distribution from the head; network/head={chosen['head']}"
-                f" gives {_names(head.outputs)} (heads with a policy: {', '.join(heads_with('has_policy'))})"
+                f" gives {_names(head.outputs)} (heads with a policy: {', '.join(heads_with(lambda head: head.has_policy))})"
             )
     untrained = head.trained_through - loss.needs
     if untrained:
@@ -158,7 +159,7 @@ def check_fit(cfg: dict[str, Any]) -> None:
     if loss.needs_critic and not head.has_critics:
         raise ConfigError(
             f"loss={chosen['loss']}: needs critics Q(s, a) from the head; network/head={chosen['head']} has none"
-            f" (heads with critics: {', '.join(heads_with('has_critics'))})"
+            f" (heads with critics: {', '.join(heads_with(lambda head: head.has_critics))})"
         )
     missing = loss.needs_batch - replay.provides
     if missing:
@@ -166,8 +167,15 @@ def check_fit(cfg: dict[str, Any]) -> None:
             f"loss={chosen['loss']}: needs batch fields {_names(missing)} that replay={chosen['replay']} does not provide"
             f" (it provides {_names(replay.provides)})"
         )
+    unheard = replay.needs_signals - loss.signals
+    if unheard:
+        giving = [name for name, cls in sorted(options("loss").items()) if replay.needs_signals <= cls.signals]
+        raise ConfigError(
+            f"replay={chosen['replay']}: learns from the loss's signal {_names(unheard)} about each batch, which"
+            f" loss={chosen['loss']} does not give (losses that do: {', '.join(giving)}; or replay=uniform)"
+        )
     if loss.needs_joint and not replay.joint:
-        joint = [name for name, cls in sorted(options("replay").items()) if getattr(cls, "joint", False)]
+        joint = [name for name, cls in sorted(options("replay").items()) if cls.joint]
         raise ConfigError(
             f"loss={chosen['loss']}: sums the agents' rows of each joint step; replay={chosen['replay']} samples"
             f" rows one by one (replays that sample joint steps: {', '.join(joint)})"
@@ -189,7 +197,7 @@ def check_fit(cfg: dict[str, Any]) -> None:
 def check_sequences(cfg: dict[str, Any], chosen: dict[str, str], replay: type) -> None:
     """A recurrent head learns from whole env columns in time order, split between minibatches."""
     if not replay.sequences:  # type: ignore[attr-defined]
-        keeps = [name for name, cls in sorted(options("replay").items()) if getattr(cls, "sequences", False)]
+        keeps = [name for name, cls in sorted(options("replay").items()) if cls.sequences]
         raise ConfigError(
             f"network/head={chosen['head']}: a recurrent head learns from whole episodes in time order;"
             f" replay={chosen['replay']} samples steps out of order (replays that keep them: {', '.join(keeps)})"
@@ -202,24 +210,18 @@ def check_sequences(cfg: dict[str, Any], chosen: dict[str, str], replay: type) -
         )
 
 
-def check_waiting(cfg: dict[str, Any], spec: EnvSpec) -> None:
-    """Rows that wait with no open action (a turn-based game's seats, agents that leave) need a loss that
-    leaves them out; past versions play only a game's seats."""
+def check_acting(cfg: dict[str, Any], spec: EnvSpec) -> None:
+    """Rows that do not act at every step (``spec.idle`` says why) need a loss that leaves them out; past
+    versions take seats only in games measured by their results."""
     name = cfg["loss"]["name"]
-    if (spec.turns or spec.leave) and not lookup("loss", name).skips_waiting:
-        skipping = [n for n, cls in sorted(options("loss").items()) if getattr(cls, "skips_waiting", False)]
-        why = (
-            f"{spec.id} is a turn-based game of seats that compete, each waiting off its turn with no open action;"
-            " it trains by self-play"
-            if spec.turns
-            else f"env.agents_leave=true: the rows of agents that leave {spec.id} wait with no open action; it trains"
-        )
+    if spec.idle and not lookup("loss", name).reads_acting:
+        reading = [n for n, cls in sorted(options("loss").items()) if cls.reads_acting]
         raise ConfigError(
-            f"loss={name}: {why} with a loss that leaves waiting rows out: {', '.join(skipping)} (algo=ppo, algo=a2c"
-            f"{'' if spec.turns else ', algo=mappo'})"
+            f"loss={name}: {spec.idle}, and this loss learns from every row; losses that leave out the rows that do"
+            f" not act: {', '.join(reading)} (algo=ppo, algo=a2c, algo=mappo)"
         )
     past = cfg["league"]["past"]
-    if past > 0 and not spec.turns:
+    if past > 0 and spec.evaluation != "games":
         raise ConfigError(
             f"league.past={past}: past versions take a seat in a turn-based game's training games (env=connect_four);"
             f" {spec.id} is not one (league.past=0)"

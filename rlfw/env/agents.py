@@ -3,23 +3,20 @@ env, each agent of each copy one row (copy-major: copy 0's agents, then copy 1's
 replays and the losses, which see rows, train one policy shared by every agent (parameter sharing).
 
 An episode ends for all of a copy's agents at once, and the copy resets in the same step (gymnasium's
-same-step autoreset: the final observations in ``info["final_obs"]``). With ``agent_id`` each row's
-observation ends with its agent's one-hot index, so a shared policy can act differently per agent. With
-``state`` each row is the packed Dict ``{"obs": the agent's, "state": the env's global state()}``
-(``rlfw.env.packed``'s layout), for a critic that reads the state (MAPPO). Masks
-from a Dict observation's ``action_mask`` key, or an agent's ``info["action_mask"]``, are stacked into
-``info["action_mask"]`` as ``rlfw.env.masks`` gives them for one agent.
+same-step autoreset: the final observations in ``info["final_obs"]``). A row is one packed observation
+(``rlfw.env.packed``) when it has more than the agent's own: with ``agent_id`` the agent's one-hot index
+after it, with ``state`` the env's global ``state()`` as the key ``state`` (a critic's input: MAPPO), and
+with masks the open actions as the part ``action_mask`` (``rlfw.env.masks``).
 
-A turn-based game (``turns``: an AEC env through PettingZoo's ``turn_based_aec_to_parallel``) is
-played by self-play: its agents are seats, each one row, and a step is the move of the seat whose turn
-it is; the other seats' rows wait, with every action closed in their masks (the losses leave a row
-without an open action out, and GAE runs over each seat's own moves: ``rlfw.replay.turns``). The env's
-rewards reach every seat's row at the step they are given: a game's result at its last step.
+Whether a row acts this step is its own field, ``info["acting"]``, given where rows may not act:
 
-With ``leave``, an agent may leave its copy's episode before the others (it dies, or is done): its row
-ends its episode at that step (its final observation in ``info["final_obs"]``) and waits, with a zero
-observation and every action closed, until the copy's episode ends. Masks are then always given (all
-open where the env has none), so the losses can leave a waiting row out.
+    turns   a turn-based game (an AEC env through PettingZoo's ``turn_based_aec_to_parallel``), played by
+            self-play: its agents are seats, each one row, and a step is the move of the seat whose turn it
+            is; the other seats' rows do not act. The env's rewards reach every seat's row at the step they
+            are given: a game's result at its last step.
+    leave   an agent may leave its copy's episode before the others (it dies, or is done): its row ends its
+            episode at that step (its final observation in ``info["final_obs"]``) and does not act, with a
+            zero observation, until the copy's episode ends.
 """
 
 from __future__ import annotations
@@ -30,10 +27,11 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 
-from rlfw.env.masks import KEY, mask_size
+from rlfw.env.masks import OBSERVATION, mask_size, open_somewhere
+from rlfw.env.packed import KEY, STATE, Part, layout, pack
+from rlfw.env.rows import RowsEnv
+from rlfw.env.spec import ACTING
 from rlfw.errors import EnvError
-
-STATE = "state"  # a row's key for its env's global state (a critic's input: MAPPO)
 
 
 def joined(*spaces: gym.spaces.Box) -> gym.spaces.Box:
@@ -43,22 +41,29 @@ def joined(*spaces: gym.spaces.Box) -> gym.spaces.Box:
     return gym.spaces.Box(low, high, dtype=np.float32)
 
 
-def row_spaces(
-    space: gym.spaces.Box, agents: int, agent_id: bool, state: gym.spaces.Box | None
-) -> tuple[gym.spaces.Box, gym.spaces.Dict | None]:
-    """One row's observation space (the agent's, then ``agents`` one-hot columns if ``agent_id``, then the
-    global ``state``'s), and the Dict it packs when there is a state."""
+def row_layout(
+    space: gym.spaces.Box, agents: int, agent_id: bool, state: gym.spaces.Box | None, masks: int | None
+) -> tuple[gym.spaces.Box, tuple[Part, ...]]:
+    """One row's observation space and, when it packs more than the agent's own observation, its parts:
+    the agent's (then ``agents`` one-hot columns if ``agent_id``) as ``observation``, the global ``state``, and
+    ``masks`` open actions."""
     own = joined(space, gym.spaces.Box(0, 1, (agents,))) if agent_id else space
-    if state is None:
-        return own, None
-    return joined(own, state), gym.spaces.Dict({"obs": own, STATE: state})
+    if state is None and masks is None:
+        return own, ()
+    keys: dict[str, gym.Space] = {OBSERVATION: joined(own)}
+    if state is not None:
+        keys[STATE] = state
+    if masks is not None:
+        keys[KEY] = gym.spaces.MultiBinary(masks)
+    parts = layout(gym.spaces.Dict(keys))[0]
+    return gym.spaces.Box(-np.inf, np.inf, (parts[-1].start + parts[-1].size,), np.float32), parts
 
 
-class AgentRows(gym.vector.VectorEnv):
-    """``copies`` Parallel envs made by ``make``, their ``agents`` as rows.
+class AgentRows(RowsEnv):
+    """``copies`` Parallel envs made by ``make``, their agents as rows.
 
-    ``observe(obs, info)`` reads one agent's observation and info as (observation, mask or None): it
-    takes the mask out of a Dict observation or the info (``rlfw.env.pettingzoo`` picks it)."""
+    ``observe(obs, info)`` reads one agent's observation and info as (observation, open actions or None)
+    (``rlfw.env.pettingzoo`` gives it, with the env's mask convention)."""
 
     def __init__(
         self,
@@ -69,75 +74,82 @@ class AgentRows(gym.vector.VectorEnv):
         action_space: gym.Space,
         agent_id: bool = False,
         state: gym.spaces.Box | None = None,
+        masked: bool = False,
         turns: bool = False,
         leave: bool = False,
     ):
         self.envs = [make() for _ in range(copies)]
         self.agents: list[str] = list(self.envs[0].possible_agents)
-        self.rows_per_env = len(self.agents)  # rows of one copy: the env steps a vector step counts are copies
-        self.num_envs = copies * self.rows_per_env
-        self.observe, self.agent_id, self.state, self.turns = observe, agent_id, state is not None, turns
-        self.leave = leave
-        self.waits = turns or leave  # rows may have no open action: a seat off its turn, an agent that left
-        width = mask_size(action_space)
-        # what a row whose agent left reads: zeros of the agent's observation, every action closed
-        self.absent = (
-            np.zeros(observation_space.shape, observation_space.dtype),
-            None if width is None else np.zeros(width, dtype=bool),
-        )
-        self.opened = None if width is None else np.ones(width, dtype=bool)  # an env without masks: all open
-        self.single_observation_space, self.packed = row_spaces(observation_space, self.rows_per_env, agent_id, state)
+        self.per_copy = len(self.agents)
+        self.num_envs = copies * self.per_copy
+        self.observe, self.agent_id, self.state, self.turns, self.leave = observe, agent_id, state, turns, leave
+        masks = mask_size(action_space) if masked else None
+        self.single_observation_space, self.parts = row_layout(observation_space, self.per_copy, agent_id, state, masks)
         self.single_action_space = action_space
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(action_space, self.num_envs)
         self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
-        self.ids = np.eye(self.rows_per_env, dtype=np.float32)  # each agent's one-hot index, a copy's rows in order
+        self.ids = np.eye(self.per_copy, dtype=np.float32)  # each agent's one-hot index, a copy's rows in order
+        # what a row whose agent left reads: zeros of the agent's observation, no action open
+        self.absent = (
+            np.zeros(observation_space.shape, observation_space.dtype),
+            None if masks is None else np.zeros(masks, dtype=bool),
+        )
         row = self.single_observation_space
         self.obs = np.zeros((self.num_envs, *row.shape), row.dtype)
-        self.masks: np.ndarray | None = None
+        self.acting = np.ones(self.num_envs, dtype=bool)
 
     def _rows(self, copy: int) -> slice:
-        return slice(copy * self.rows_per_env, (copy + 1) * self.rows_per_env)
+        return slice(copy * self.per_copy, (copy + 1) * self.per_copy)
 
     def _read(
-        self, copy: int, obs: dict, infos: dict, present: Collection[str] | None = None
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        """Copy ``copy``'s rows: its agents' observations (with their ids) and masks. An agent not
-        ``present`` (those in ``obs``, by default) has left: zeros, every action closed."""
+        self, copy: int, obs: dict, infos: dict, present: Collection[str] | None = None, final: bool = False
+    ) -> np.ndarray:
+        """Copy ``copy``'s rows: its agents' observations (with their ids, the state, the open actions),
+        and which of them act, into ``self.acting`` (not for an episode's ``final`` observations, which no
+        one acts on). An agent not ``present`` (those in ``obs``, by default) has left: zeros, no action
+        open, not acting."""
         there = obs.keys() if present is None else present
         read = [
             self.observe(obs[agent], infos.get(agent, {})) if agent in there else self.absent for agent in self.agents
         ]
-        rows = np.stack([o for o, _ in read]).astype(self.obs.dtype, copy=False)
+        own = np.stack([o for o, _ in read])
         if self.agent_id:
-            rows = np.concatenate([rows, self.ids], axis=1)
-        if self.state:
+            own = np.concatenate([own.reshape(len(own), -1), self.ids], axis=1)
+        acting = np.array([agent in there for agent in self.agents])
+        if self.turns:  # only the seat to move acts
+            acting &= np.array([agent == self.envs[copy].unwrapped.agent_selection for agent in self.agents])
+        if not final:
+            self.acting[self._rows(copy)] = acting
+        if not self.parts:
+            return own
+        keys = {OBSERVATION: own.reshape(len(own), -1)}
+        if self.state is not None:
             state = np.asarray(self.envs[copy].state(), dtype=np.float32).reshape(1, -1)
-            rows = np.concatenate([rows.reshape(len(rows), -1), np.repeat(state, len(rows), 0)], axis=1)
-        masks = None
-        if self.waits:  # an absent agent's mask is closed, not None
-            masks = np.stack([cast(np.ndarray, self.opened if m is None else m) for _, m in read])
-        elif read[0][1] is not None:
+            keys[STATE] = np.repeat(state, len(own), 0)
+        if self.absent[1] is not None:
             masks = np.stack([cast(np.ndarray, m) for _, m in read])
-        if self.turns:  # only the seat to move has open actions
-            mover = np.array([agent == self.envs[copy].unwrapped.agent_selection for agent in self.agents])
-            masks = cast(np.ndarray, masks) & mover[:, None]
-        return rows, masks
+            if not final:
+                self._check_open(copy, masks, acting)
+            keys[KEY] = masks
+        return pack(keys, self.parts, np.dtype(np.float32))
 
-    def _store(self, copy: int, obs: np.ndarray, masks: np.ndarray | None) -> None:
-        self.obs[self._rows(copy)] = obs
-        if masks is not None:
-            if self.masks is None:
-                self.masks = np.ones((self.num_envs, masks.shape[1]), dtype=bool)
-            self.masks[self._rows(copy)] = masks
+    def _check_open(self, copy: int, masks: np.ndarray, acting: np.ndarray) -> None:
+        """A row that acts with no action open ends the run in one line."""
+        for agent, mask, acts in zip(self.agents, masks, acting, strict=True):
+            if acts and not open_somewhere(mask, self.single_action_space):
+                raise EnvError(
+                    f"{agent}'s action mask in copy {copy} leaves no action open on its turn; every observation an"
+                    " agent acts on needs one (an env whose game is over ends the episode)"
+                )
 
     def _info(self) -> dict:
-        return {} if self.masks is None else {KEY: self.masks.copy()}
+        return {ACTING: self.acting.copy()} if self.turns or self.leave else {}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         for copy, env in enumerate(self.envs):
             obs, infos = env.reset(seed=None if seed is None else seed + copy, options=options)
-            self._store(copy, *self._read(copy, obs, infos))
+            self.obs[self._rows(copy)] = self._read(copy, obs, infos)
         return self.obs.copy(), self._info()
 
     def step(self, actions: np.ndarray):
@@ -145,7 +157,7 @@ class AgentRows(gym.vector.VectorEnv):
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        final_obs, final_masks = None, None  # made at the first copy whose episode ended
+        final_obs = None  # made at the first copy whose episode ended
         for copy, env in enumerate(self.envs):
             rows = self._rows(copy)
             live = list(env.agents)
@@ -158,32 +170,49 @@ class AgentRows(gym.vector.VectorEnv):
                 truncated[rows.start + i] = trunc.get(agent, False)
             done = terminated[rows] | truncated[rows]
             if env.agents and not done.any():
-                self._store(copy, *self._read(copy, obs, infos))
+                self.obs[rows] = self._read(copy, obs, infos)
                 continue
             if env.agents and not self.leave:
                 left = [agent for agent, d in zip(self.agents, done, strict=True) if d]
                 raise EnvError(
                     f"{', '.join(left)} left copy {copy}'s episode before the other agents; env.agents_leave=true"
-                    " lets agents leave (their rows wait, out of the loss, until the episode ends)"
+                    " lets agents leave (their rows do not act, out of the loss, until the episode ends)"
                 )
             if final_obs is None:
                 final_obs = self.obs.copy()
-                final_masks = None if self.masks is None else self.masks.copy()
-            final, masks = self._read(copy, obs, infos)  # the last observation of each agent whose episode ended
-            final_obs[rows] = final
-            if final_masks is not None and masks is not None:
-                final_masks[rows] = masks
+            final_obs[rows] = self._read(
+                copy, obs, infos, final=True
+            )  # the last observation of each agent whose episode ended
             if env.agents:  # some agents left, the others play on
-                self._store(copy, *self._read(copy, obs, infos, env.agents))
+                self.obs[rows] = self._read(copy, obs, infos, env.agents)
             else:
-                self._store(copy, *self._read(copy, *env.reset()))
+                self.obs[rows] = self._read(copy, *env.reset())
         info = self._info()
         if final_obs is not None:
             info["final_obs"] = final_obs
-            if final_masks is not None:
-                info["final_info"] = {KEY: final_masks}
         return self.obs.copy(), rewards, terminated, truncated, info
 
     def close(self, **kwargs: Any) -> None:
         for env in self.envs:
             env.close()
+
+    def state_dict(self) -> dict[str, Any]:
+        """Each copy's env as plain values (``rlfw.env.snapshot``: MPE's and the classic games' state is
+        plain Python), the rows' observations and who acts on them."""
+        import torch  # (resuming only: a config check imports the env options without torch)
+
+        from rlfw.env.snapshot import env_state
+
+        return {
+            "envs": [env_state(env) for env in self.envs],
+            "obs": torch.from_numpy(self.obs.copy()),
+            "acting": torch.from_numpy(self.acting.copy()),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        from rlfw.env.snapshot import restore_env
+
+        for env, layers in zip(self.envs, state["envs"], strict=True):
+            restore_env(env, layers)
+        self.obs[...] = state["obs"].numpy()
+        self.acting[...] = state["acting"].numpy()

@@ -18,6 +18,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from rlfw.env.contract import EnvOption
 from rlfw.env.fire_reset import FireReset
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
@@ -56,7 +57,9 @@ def _camel(game: str) -> str:
 
 
 @register("env", "atari")
-class AtariEnv:
+class AtariEnv(EnvOption):
+    renders = True
+
     def __init__(
         self,
         game: str,

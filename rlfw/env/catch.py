@@ -13,6 +13,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from rlfw.env.contract import EnvOption
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.registry import register
@@ -55,7 +56,9 @@ class CatchEnv(gym.Env):
 
 
 @register("env", "catch")
-class Catch:
+class Catch(EnvOption):
+    renders = True
+
     def __init__(self, rows: int = 10, columns: int = 5, stack: int = 2, solved_return: float | None = 0.9):
         require(rows >= 3, "env.rows", rows, "must be >= 3")
         require(columns >= 2, "env.columns", columns, "must be >= 2")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -12,16 +11,14 @@ from typing import cast
 import gymnasium as gym
 import numpy as np
 
+from rlfw.env.contract import EnvOption
 from rlfw.env.flat import flat
-from rlfw.env.masks import KEY, ActionMask, WithoutMask, mask_source
-from rlfw.env.packed import Packed, packed
+from rlfw.env.masks import WithMask, mask_source, without_mask
+from rlfw.env.packed import Packed, packed, readable
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.registry import register
 from rlfw.values import suggest
-
-log = logging.getLogger("rlfw")
-NOTED: set[str] = set()  # the env ids whose left-out observation keys were logged
 
 
 def registered_id(id: str, imports: list[str]) -> str:
@@ -47,13 +44,15 @@ def registered_id(id: str, imports: list[str]) -> str:
 
 
 @register("env", "gym")
-class GymEnv:
+class GymEnv(EnvOption):
     """Builds ``num_envs`` copies of ``id``; episodes reset in the same step they end.
 
     With same-step autoreset, the observation after a terminal or truncated step is the next
     episode's first, and the true final observation is in ``info["final_obs"]``: every step then is a
     valid transition (the collector swaps the final observation in as ``next_obs``).
     """
+
+    renders = True
 
     def __init__(
         self,
@@ -70,13 +69,10 @@ class GymEnv:
         except Exception as err:  # a bad kwarg or a missing optional dependency of the env
             raise ConfigError(f"env.id={id!r}: gymnasium.make failed: {err}") from err
         self.mask = mask_source(probe, mask)
-        # env.mask=none on an env whose info holds a mask itself (Taxi): taken out of its info (WithoutMask)
-        self.strip_mask = self.mask == "none" and KEY in probe.reset(seed=0)[1]
         probe = self._wrapped(probe)
         parts = probe.parts if isinstance(probe, Packed) else ()
-        if isinstance(probe, Packed) and probe.left_out and id not in NOTED:  # once, not at each check of the env
-            NOTED.add(id)
-            log.info("env.id=%s: observation keys no encoder reads are left out: %s", id, ", ".join(probe.left_out))
+        if isinstance(probe, Packed) and probe.left_out:
+            self.notes = (f"env.id={id}: observation keys no encoder reads are left out: {', '.join(probe.left_out)}",)
         obs_space = probe.observation_space
         threshold = probe.spec.reward_threshold if probe.spec is not None else None
         solved = solved_return if solved_return is not None else threshold
@@ -86,20 +82,17 @@ class GymEnv:
             probe.action_space,
             solved,
             np.dtype(obs_space.dtype),
-            masked=self.mask != "none",
             parts=parts,
         )
         probe.close()
 
     def _wrapped(self, env: gym.Env) -> gym.Env:
-        """``env`` as rlfw acts on it: its mask moved into info (``rlfw.env.masks``), a Dict observation
-        packed into one array for the ``multi`` encoder (``rlfw.env.packed``), any other that is not a Box
-        one-hot and flat (``rlfw.env.flat``)."""
-        if self.mask != "none":
-            env = ActionMask(env, self.mask)
-        elif self.strip_mask:
-            env = WithoutMask(env)
-        return flat(packed(env))
+        """``env`` as rlfw acts on it: its open actions joined to its observation (``rlfw.env.masks``), a Dict
+        packed into one array for the ``multi`` encoder (``rlfw.env.packed``), an observation no part reads
+        (a Tuple of Discretes) one-hot and flat (``rlfw.env.flat``)."""
+        if self.mask == "none":
+            return packed(flat(without_mask(env)))
+        return packed(WithMask(env if readable(env.observation_space) else flat(env), self.mask))
 
     def render_env(self, render_mode: str = "rgb_array") -> tuple[gym.Env, float]:
         """One env that renders (``rgb_array`` frames, or a ``human`` window), and its frame rate."""
@@ -125,12 +118,9 @@ class GymEnv:
 
 
 class EpisodeEndInfo(gym.Wrapper):
-    """An env's ``info`` only on the step that ends an episode, and its action mask at every step: rlfw
-    reads nothing else of it, and the vector env merges every step's info key by key (MuJoCo's four
-    reward terms, at every step)."""
+    """An env's ``info`` only on the step that ends an episode: rlfw reads nothing else of it, and the
+    vector env merges every step's info key by key (MuJoCo's four reward terms, at every step)."""
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        if not (terminated or truncated):
-            info = {KEY: info[KEY]} if KEY in info else {}
-        return obs, reward, terminated, truncated, info
+        return obs, reward, terminated, truncated, info if terminated or truncated else {}

@@ -1,27 +1,27 @@
-"""Invalid-action masks, from whichever of three conventions an env follows (``env.mask``):
+"""Invalid-action masks, from whichever of three conventions an env follows (``env.mask``), made one form:
+the open actions ride with the observation, as its part ``action_mask`` (``rlfw.env.packed``), so the
+replays keep them with ``obs`` and ``next_obs`` and the head applies them to its action scores.
 
-    obs     a Dict observation's ``action_mask`` key (PettingZoo's classic games); the key leaves the
-            observation, so the network never reads it
+    obs     a Dict observation's ``action_mask`` key (PettingZoo's classic games)
     info    ``info["action_mask"]`` after every reset and step (gymnasium's Taxi)
     method  an ``action_masks()`` method (sb3-contrib's MaskablePPO convention)
     auto    the first of these the env follows, found once on a probe env; none if it follows none
     none    no mask: every action is open (an ablation of the mask)
 
-``ActionMask`` wraps each sub-env so that its info holds ``action_mask`` (bool, one entry per action; a
-MultiDiscrete's choices concatenated) after every reset and step, whatever the convention: the vector env
-stacks them, and for an episode that ended the final observation's mask is in ``final_info``.
+``WithMask`` wraps a gymnasium env; PettingZoo's agents (``rlfw.env.agents``) read theirs with ``read``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from rlfw.env.packed import KEY
 from rlfw.errors import ConfigError, EnvError, require
 
-KEY = "action_mask"
 SOURCES = ("auto", "obs", "info", "method", "none")
 
 
@@ -34,141 +34,143 @@ def mask_size(space: gym.Space) -> int | None:
     return None
 
 
-def _method(env: gym.Env) -> Any:
+def require_maskable(space: gym.Space, key: str, value: Any) -> int:
+    """The mask size of ``space``; one line when masks do not apply to it."""
+    size = mask_size(space)
+    if size is None:
+        raise ConfigError(
+            f"{key}={value}: masks apply to Discrete and MultiDiscrete actions, this env has {space}"
+            " (env.mask=none acts without one)"
+        )
+    return size
+
+
+def _method(env: Any) -> Any:
     try:
         return env.get_wrapper_attr("action_masks")
     except AttributeError:
         return None
 
 
-def follows(env: gym.Env, obs: Any, info: dict) -> list[str]:
-    """The conventions ``env`` follows, judged from one reset's ``obs`` and ``info``."""
+def follows(obs: Any, info: dict, method: Callable[[], Any] | None = None) -> list[str]:
+    """The conventions an env follows, judged from one reset's ``obs`` and ``info`` and its ``action_masks``."""
     found = []
     if isinstance(obs, dict) and KEY in obs:
         found.append("obs")
     if KEY in info:
         found.append("info")
-    if callable(_method(env)):
+    if callable(method):
         found.append("method")
     return found
 
 
-def mask_source(env: gym.Env, mask: str) -> str:
-    """The convention ``env.mask`` resolves to on ``env`` (reset here with seed 0), "none" for no mask;
-    one line if the env does not follow the one asked for, or its mask does not fit the action space."""
+def resolve(mask: str, found: list[str], space: gym.Space) -> str:
+    """The convention ``env.mask`` resolves to where an env follows ``found``, "none" for no mask; one line
+    if the env does not follow the one asked for, or masks do not apply to its action ``space``."""
     require(mask in SOURCES, "env.mask", mask, f"one of {', '.join(SOURCES)}")
-    if mask == "none":
+    if mask == "none" or (mask == "auto" and not found):
         return "none"
-    obs, info = env.reset(seed=0)
-    found = follows(env, obs, info)
-    if mask == "auto":
-        if not found:
-            return "none"
-        mask = found[0]
-    elif mask not in found:
+    source = found[0] if mask == "auto" else mask
+    if source not in found:
         where = {
             "obs": f"its observation has no {KEY!r} key",
             "info": f"its info has no {KEY!r} key",
             "method": "it has no action_masks() method",
-        }[mask]
+        }[source]
         raise ConfigError(
             f"env.mask={mask}: {where}; this env follows {', '.join(found) or 'none of them'}"
             f" (env.mask=auto finds it, env.mask=none acts without a mask)"
         )
+    require_maskable(space, "env.mask", mask)
+    return source
+
+
+def read(source: str, obs: Any, info: dict, method: Callable[[], Any] | None = None) -> np.ndarray:
+    """The open actions by ``source`` from ``obs``, ``info`` or ``method``, as bools."""
+    given = obs[KEY] if source == "obs" else info[KEY] if source == "info" else method()  # type: ignore[misc]
+    return np.asarray(given, dtype=bool).reshape(-1)
+
+
+OBSERVATION = "observation"  # the key of an observation that is not a Dict, beside its open actions (PettingZoo's)
+
+
+def joined(space: gym.Space, size: int) -> gym.spaces.Dict:
+    """An observation space with its open actions as the part ``action_mask``: a Dict's own keys (its mask
+    key made bools), or ``observation`` for any other space."""
+    rest = without(space.spaces) if isinstance(space, gym.spaces.Dict) else {OBSERVATION: space}
+    return gym.spaces.Dict({**rest, KEY: gym.spaces.MultiBinary(size)})
+
+
+def without(keys: dict) -> dict:
+    """A Dict observation's (or space's) keys but its mask."""
+    return {k: v for k, v in keys.items() if k != KEY}
+
+
+def open_somewhere(mask: np.ndarray, space: gym.Space) -> bool:
+    """Whether ``mask`` leaves an action open (in every dimension of a MultiDiscrete)."""
+    parts: list[int] = np.cumsum(space.nvec)[:-1].tolist() if isinstance(space, gym.spaces.MultiDiscrete) else []
+    return all(part.any() for part in np.split(mask, parts))
+
+
+class WithMask(gym.Wrapper):
+    """The env's mask (``source``: obs, info or method) as the observation's ``action_mask`` part after every
+    reset and step. A mask that leaves no action open ends the run in one line: sampling or an argmax over
+    it would pick an action the env forbids."""
+
+    def __init__(self, env: gym.Env, source: str):
+        super().__init__(env)
+        self.source, self.size = source, require_maskable(env.action_space, "env.mask", source)
+        self.observation_space = joined(env.observation_space, self.size)
+        self.steps = 0
+
+    def _joined(self, obs: Any, info: dict) -> dict:
+        mask = read(self.source, obs, info, _method(self.env) if self.source == "method" else None)
+        if not open_somewhere(mask, self.env.action_space):
+            raise EnvError(
+                f"{self.env.spec.id if self.env.spec else type(self.env.unwrapped).__name__}'s action mask leaves"
+                f" no action open at step {self.steps} of an episode; every observation an agent acts on needs one"
+                " (an env whose game is over ends the episode)"
+            )
+        rest = without(obs) if isinstance(obs, dict) else {OBSERVATION: obs}
+        return {**rest, KEY: mask}
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self.steps = 0
+        return self._joined(obs, info), info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.steps += 1
+        return self._joined(obs, info), reward, terminated, truncated, info
+
+
+def without_mask(env: gym.Env) -> gym.Env:
+    """``env.mask=none``: a Dict observation without its mask key (no network reads the mask the ablation
+    turned off); any other env as it is."""
+    space = env.observation_space
+    if not isinstance(space, gym.spaces.Dict) or KEY not in space.spaces:
+        return env
+    return gym.wrappers.FilterObservation(env, [k for k in space.spaces if k != KEY])
+
+
+def mask_source(env: gym.Env, mask: str) -> str:
+    """The convention ``env.mask`` resolves to on ``env`` (reset here with seed 0), "none" for no mask;
+    one line if the env does not follow it, or its mask does not fit the action space."""
+    require(mask in SOURCES, "env.mask", mask, f"one of {', '.join(SOURCES)}")
+    if mask == "none":
+        return "none"
+    obs, info = env.reset(seed=0)
+    method = _method(env)
+    source = resolve(mask, follows(obs, info, method), env.action_space)
+    if source == "none":
+        return source
+    given = read(source, obs, info, method if source == "method" else None)
     size = mask_size(env.action_space)
-    if size is None:
-        raise ConfigError(
-            f"env.mask={mask}: masks apply to Discrete and MultiDiscrete actions, this env has {env.action_space}"
-            " (env.mask=none acts without one)"
-        )
-    given = np.asarray(read(env, mask, obs, info)).reshape(-1)
     require(
         len(given) == size,
         "env.mask",
         mask,
         f"the env's mask has {len(given)} entries, its action space {env.action_space} needs {size}",
     )
-    return mask
-
-
-def read(env: gym.Env, source: str, obs: Any, info: dict) -> np.ndarray:
-    """The mask ``env`` gives by ``source`` with ``obs`` and ``info``, as bools."""
-    if source == "obs":
-        given = obs[KEY]
-    elif source == "info":
-        given = info[KEY]
-    else:
-        given = _method(env)()
-    return np.asarray(given, dtype=bool).reshape(-1)
-
-
-def without_mask(space: gym.spaces.Dict) -> gym.Space:
-    """A Dict observation space less its mask key; the one space left if only one is."""
-    rest = {k: v for k, v in space.spaces.items() if k != KEY}
-    return next(iter(rest.values())) if len(rest) == 1 else gym.spaces.Dict(rest)
-
-
-class ActionMask(gym.Wrapper):
-    """Puts the env's mask in ``info["action_mask"]`` after every reset and step (``source``: obs, info
-    or method), and takes an ``obs`` mask out of the observation."""
-
-    def __init__(self, env: gym.Env, source: str):
-        super().__init__(env)
-        self.source = source
-        if source == "obs":
-            assert isinstance(env.observation_space, gym.spaces.Dict)
-            self.observation_space = without_mask(env.observation_space)
-
-    def _moved(self, obs: Any, info: dict) -> tuple[Any, dict]:
-        mask = read(self.env, self.source, obs, info)
-        if self.source == "obs":
-            rest = {k: v for k, v in obs.items() if k != KEY}
-            obs = next(iter(rest.values())) if len(rest) == 1 else rest
-        return obs, {**info, KEY: mask}
-
-    def reset(self, **kwargs):
-        return self._moved(*self.env.reset(**kwargs))
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        obs, info = self._moved(obs, info)
-        return obs, reward, terminated, truncated, info
-
-
-class WithoutMask(gym.Wrapper):
-    """``env.mask=none`` on an env whose info carries ``action_mask`` itself (Taxi): the key leaves the info,
-    so nothing downstream (the collector, evaluation) applies the mask the ablation turned off."""
-
-    def reset(self, **kwargs):
-        obs, info = self.env.reset(**kwargs)
-        return obs, {k: v for k, v in info.items() if k != KEY}
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        return obs, reward, terminated, truncated, {k: v for k, v in info.items() if k != KEY}
-
-
-def valid_actions(info: dict, env_step: int, space: gym.Space, waits: bool = False) -> np.ndarray:
-    """The vector env's masks (``[num_envs, actions]`` bools) from its ``info``. A row that leaves no action
-    open (in any dimension of a MultiDiscrete) ends the run in one line: sampling or an argmax over it
-    would pick an action the env forbids. Where rows wait (``waits``: a turn-based game's seats, agents
-    that left; ``rlfw.env.agents``) a row that closes every action is waiting, and its action goes nowhere."""
-    mask = np.asarray(info[KEY], dtype=bool)
-    parts: list[int] = np.cumsum(space.nvec)[:-1].tolist() if isinstance(space, gym.spaces.MultiDiscrete) else []
-    acting = mask.any(-1) if waits else True  # where rows wait, one with no action open anywhere is waiting
-    for part in np.split(mask, parts, axis=-1):
-        closed = ~part.any(-1) & acting
-        if closed.any():
-            raise EnvError(
-                f"at env step {env_step:,} sub-env {int(closed.argmax())}'s action mask leaves no action open;"
-                " every observation an agent acts on needs one (an env whose game is over ends the episode)"
-            )
-    return mask
-
-
-def next_masks(mask: np.ndarray, info: dict, done: np.ndarray) -> np.ndarray:
-    """The masks of each sub-env's next observation: ``mask`` (the new episode's first, where one ended
-    and the vector env reset it), with the final observation's mask where an episode ended."""
-    final = mask.copy()
-    final[done] = np.asarray(info["final_info"][KEY], dtype=bool)[done]
-    return final
+    return source

@@ -18,6 +18,7 @@ from functools import partial
 import gymnasium as gym
 import numpy as np
 
+from rlfw.env.contract import EnvOption
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.registry import register
@@ -57,7 +58,9 @@ class MinAtarEnv(gym.Env):
 
 
 @register("env", "minatar")
-class MinAtar:
+class MinAtar(EnvOption):
+    renders = True
+
     def __init__(
         self,
         game: str = "breakout",

@@ -4,9 +4,10 @@ and exported files handle them as any observation; the ``multi`` encoder reads e
     parts = layout(space)        # a Part per key: where it lies in the flat array and how to read it
     Packed(env, parts)           # a Dict observation -> one [size] array
 
-A key is read by what it holds: an image (a Box of 2 or 3 dimensions) by a CNN, a Discrete or
+A key is read by what it holds: an image (a uint8 Box of 2 or 3 dimensions) by a CNN, a Discrete or
 MultiDiscrete one-hot (stored as its index: one entry, not n), a MultiBinary or a vector Box as its
-values. The array is uint8 when every key fits in a byte (images, small Discretes: MiniGrid's image and
+values. The open actions (``action_mask``, ``rlfw.env.masks``) are a part too, of kind ``mask``: no encoder
+reads it, the head applies it to its action scores. The array is uint8 when every key fits in a byte (images, small Discretes: MiniGrid's image and
 direction), the memory-lean case; float32 otherwise. Keys no encoder reads (Text: MiniGrid's
 ``mission``) are left out, and ``left_out`` names them for the run's log.
 """
@@ -20,11 +21,15 @@ import numpy as np
 
 from rlfw.errors import ConfigError
 
+KEY = "action_mask"  # the open actions' key in an observation (PettingZoo's classic games, rlfw.env.masks)
+MASK = "mask"  # their part's kind
+STATE = "state"  # the key of a multi-agent env's global state in its rows (a critic's input: MAPPO)
+
 
 @dataclass(frozen=True)
 class Part:
     key: str
-    kind: str  # "image", "discrete" or "vector": which reader the multi encoder gives it
+    kind: str  # "image", "discrete" or "vector": which reader the multi encoder gives it; "mask": the open actions
     shape: tuple[int, ...]  # the key's own shape (an image's as the env gives it)
     start: int  # where its entries begin in the packed array
     size: int  # how many entries it takes there
@@ -33,6 +38,8 @@ class Part:
 
 
 def _part(key: str, space: gym.Space, start: int) -> Part | None:
+    if key == KEY and isinstance(space, gym.spaces.MultiBinary):
+        return Part(key, MASK, tuple(space.shape), start, int(np.prod(space.shape)))
     if isinstance(space, gym.spaces.Discrete):
         return Part(key, "discrete", (), start, 1, (int(space.n),), int(space.start))
     if isinstance(space, gym.spaces.MultiDiscrete) and space.nvec.ndim == 1:
@@ -40,7 +47,8 @@ def _part(key: str, space: gym.Space, start: int) -> Part | None:
     if isinstance(space, gym.spaces.MultiBinary):
         return Part(key, "vector", tuple(np.atleast_1d(space.shape)), start, int(np.prod(space.shape)))
     if isinstance(space, gym.spaces.Box):
-        kind = "image" if len(space.shape) in (2, 3) and min(space.shape[-2:]) > 1 else "vector"
+        pixels = space.dtype == np.uint8 and len(space.shape) in (2, 3) and min(space.shape[-2:]) > 1
+        kind = "image" if pixels else "vector"  # a board of small codes (Connect Four's int8) reads as a vector
         return Part(key, kind, tuple(space.shape), start, int(np.prod(space.shape)))
     return None
 
@@ -80,8 +88,23 @@ class Packed(gym.ObservationWrapper):
         high = 255 if self.dtype == np.uint8 else np.inf
         self.observation_space = gym.spaces.Box(0 if self.dtype == np.uint8 else -np.inf, high, (size,), self.dtype)
 
-    def observation(self, observation: dict) -> np.ndarray:
-        return pack(observation, self.parts, self.dtype)
+    def observation(self, observation: dict | tuple) -> np.ndarray:
+        return pack(keyed(observation), self.parts, self.dtype)
+
+
+def keyed(observation: dict | tuple) -> dict:
+    """A Tuple observation as a Dict keyed by position ("0", "1", ...); a Dict as it is."""
+    return observation if isinstance(observation, dict) else {str(i): v for i, v in enumerate(observation)}
+
+
+def readable(space: gym.Space) -> bool:
+    """Whether a part of ``space`` is read as it is (else it is flattened one-hot first: ``rlfw.env.flat``)."""
+    return isinstance(space, gym.spaces.Dict) or _part("observation", space, 0) is not None
+
+
+def has_image(space: gym.spaces.Tuple) -> bool:
+    """Whether a Tuple holds an image a CNN reads (else it is flattened one-hot: ``rlfw.env.flat``)."""
+    return any(p.kind == "image" for p in layout(gym.spaces.Dict(keyed(tuple(space.spaces))))[0])
 
 
 def pack(observation: dict, parts: tuple[Part, ...], dtype: np.dtype) -> np.ndarray:
@@ -96,12 +119,15 @@ def pack(observation: dict, parts: tuple[Part, ...], dtype: np.dtype) -> np.ndar
 
 
 def packed(env: gym.Env) -> gym.Env:
-    """``env`` with its Dict observation packed (``Packed``); an env whose observation is not a Dict comes
-    back as it is. A Dict with no key an encoder reads is refused in one line."""
+    """``env`` with its Dict observation packed (``Packed``), or its Tuple observation that holds an image,
+    keyed by position; any other observation comes back as it is. A Dict with no key an encoder reads is
+    refused in one line."""
     space = env.observation_space
+    if isinstance(space, gym.spaces.Tuple) and has_image(space):
+        space = gym.spaces.Dict(keyed(tuple(space.spaces)))
     if not isinstance(space, gym.spaces.Dict):
         return env
     parts, left_out = layout(space)
-    if not parts:
+    if not any(p.kind != MASK for p in parts):
         raise ConfigError(f"the env's Dict observation has no key rlfw's encoders read: {', '.join(left_out)}")
     return Packed(env, parts, np.dtype(np.uint8 if fits_a_byte(space, parts) else np.float32), left_out)

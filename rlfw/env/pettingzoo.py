@@ -5,7 +5,8 @@ lists them), or ``<module>:<function>`` for one it does not hold: a function or 
 makes the env (``mpe2.simple_spread_v3:parallel_env``). Every agent shares one policy, so every agent
 needs the same observation and action spaces. A turn-based (AEC) game (``classic/connect_four-v3``) is
 played by self-play, its seats as rows that act on their turn (``rlfw.env.agents``' ``turns``). With
-``agents_leave`` an agent may leave an episode before the others; its row waits until the episode ends.
+``agents_leave`` an agent may leave an episode before the others; its row does not act until the episode
+ends. Masks are read as ``rlfw.env.masks`` reads a gymnasium env's (obs key or info).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import gymnasium as gym
 import numpy as np
 
 from rlfw.env.agents import AgentRows
-from rlfw.env.masks import KEY, SOURCES, mask_size
-from rlfw.env.packed import layout
+from rlfw.env.contract import EnvOption
+from rlfw.env.masks import SOURCES, follows, read, resolve
+from rlfw.env.packed import KEY
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.registry import register
@@ -78,7 +80,7 @@ def shared_space(env: Any, spaces: Callable[[str], gym.Space], what: str) -> gym
 
 
 @register("env", "pettingzoo")
-class PettingZooEnv:
+class PettingZooEnv(EnvOption):
     """``num_envs`` copies of a PettingZoo Parallel env, ``num_envs x agents`` rows (``rlfw.env.agents``)."""
 
     def __init__(
@@ -104,23 +106,9 @@ class PettingZooEnv:
         probe = self._make()
         obs_space = shared_space(probe, probe.observation_space, "observation")
         action_space = shared_space(probe, probe.action_space, "action")
-        require(
-            not self.turns or mask_size(action_space) is not None,
-            "env.id",
-            id,
-            f"a turn-based game's waiting seats are masked, and masks apply to Discrete and MultiDiscrete actions,"
-            f" not {action_space}",
-        )
-        require(
-            not agents_leave or mask_size(action_space) is not None,
-            "env.agents_leave",
-            agents_leave,
-            f"the rows of agents that left wait with every action closed, and masks apply to Discrete and"
-            f" MultiDiscrete actions, not {action_space}",
-        )
         obs, infos = probe.reset(seed=0)
         first = probe.possible_agents[0]
-        self.mask = self._mask_source(mask, obs[first], infos.get(first, {}), action_space)
+        self.mask = resolve(mask, follows(obs[first], infos.get(first, {})), action_space)
         # PettingZoo's classic form, {"observation", "action_mask"}: the network reads the observation alone
         self.classic = isinstance(obs_space, gym.spaces.Dict) and {"observation", KEY} == set(obs_space.spaces)
         if self.classic:
@@ -146,17 +134,21 @@ class PettingZooEnv:
         self.obs_space, self.action_space = obs_space, action_space
         self.state_space = self._state_space(probe) if state else None
         rows = self.make(1)
+        idle = (
+            f"{id} is a turn-based game: its seats take turns, each acting only on its own"
+            if self.turns
+            else f"env.agents_leave=true: the agents that leave {id} early act no more until its episode ends"
+        )
         self.spec = EnvSpec(
             id,
             tuple(rows.single_observation_space.shape or ()),
             action_space,
             solved_return,
             np.dtype(rows.single_observation_space.dtype),
-            masked=self.mask != "none" or self.turns or agents_leave,
-            parts=layout(rows.packed)[0] if rows.packed is not None else (),
-            agents=rows.rows_per_env,
-            turns=self.turns,
-            leave=agents_leave,
+            parts=rows.parts,
+            agents=tuple(rows.agents),
+            idle=idle if self.turns or agents_leave else "",
+            evaluation="games" if self.turns else "returns",
         )
         rows.close()
         probe.close()
@@ -184,31 +176,10 @@ class PettingZooEnv:
             return turn_based_aec_to_parallel(env)
         return env
 
-    def _mask_source(self, mask: str, obs: Any, info: dict, action_space: gym.Space) -> str:
-        found = [s for s, ok in (("obs", isinstance(obs, dict) and KEY in obs), ("info", KEY in info)) if ok]
-        if mask == "none" or (mask == "auto" and not found):
-            return "none"
-        source = found[0] if mask == "auto" else mask
-        require(
-            source in found,
-            "env.mask",
-            mask,
-            f"a PettingZoo env's masks are obs or info; this env gives {found or 'none'}",
-        )
-        require(
-            mask_size(action_space) is not None,
-            "env.mask",
-            mask,
-            f"masks apply to Discrete and MultiDiscrete actions, not {action_space}",
-        )
-        return source
-
     def _observe(self, obs: Any, info: dict) -> tuple[np.ndarray, np.ndarray | None]:
         seen = obs["observation"] if self.classic else obs
         seen = np.asarray(seen if self.flatten is None else gym.spaces.flatten(self.flatten, seen))
-        if self.mask == "none":
-            return seen, None
-        return seen, np.asarray((obs if self.mask == "obs" else info)[KEY], dtype=bool).reshape(-1)
+        return seen, None if self.mask == "none" else read(self.mask, obs, info)
 
     def make(self, num_envs: int, evaluation: bool = False) -> AgentRows:
         """``num_envs`` copies of the env, not yet reset: ``num_envs x agents`` rows."""
@@ -221,6 +192,7 @@ class PettingZooEnv:
             self.action_space,
             self.agent_id,
             self.state_space,
+            self.mask != "none",
             self.turns,
             self.leave,
         )

@@ -13,6 +13,7 @@ import importlib.util
 
 import gymnasium as gym
 
+from rlfw.env.contract import EnvOption
 from rlfw.env.flat import flat
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
@@ -34,7 +35,9 @@ def make_task(task: str, **kwargs) -> gym.Env:
 
 
 @register("env", "popgym")
-class PopGym:
+class PopGym(EnvOption):
+    renders = True
+
     def __init__(self, task: str = "RepeatPreviousEasy", solved_return: float | None = None):
         installed = importlib.util.find_spec("popgym") is not None
         require(installed, "env", "popgym", "POPGym is not installed: pip install 'rlfw[popgym]'")

@@ -1,4 +1,5 @@
-"""What the rest of rlfw needs to know about an environment."""
+"""What the rest of rlfw needs to know about an environment: the one source of its observations' layout,
+its open actions, its agents, and whether its rows act at every step."""
 
 from __future__ import annotations
 
@@ -8,6 +9,12 @@ from typing import cast
 
 import gymnasium as gym
 import numpy as np
+
+from rlfw.env.packed import MASK, Part
+
+# The info key of which rows act on the observation a vector env returns (bools, one per row), where some
+# rows do not act at some steps (``EnvSpec.idle``): a seat off its turn, an agent that left its episode.
+ACTING = "acting"
 
 
 def env_action(space: gym.Space) -> Callable[[np.ndarray], np.ndarray]:
@@ -22,7 +29,7 @@ def env_action(space: gym.Space) -> Callable[[np.ndarray], np.ndarray]:
 @dataclass(frozen=True)
 class EnvSpec:
     id: str
-    obs_shape: tuple[int, ...]
+    obs_shape: tuple[int, ...]  # one row's observation as stored and read by the network (a packed one: flat)
     action_space: gym.Space  # the single-env action space
     solved_return: float | None  # a mean eval return that counts as solved (gymnasium's reward_threshold by default)
     obs_dtype: np.dtype = np.dtype(np.float32)  # noqa: RUF009  (a dtype is immutable)
@@ -31,18 +38,18 @@ class EnvSpec:
     # "first" (copies of the first frame).
     frame_stack: int = 0
     stack_padding: str = "zeros"
-    # Whether the env gives invalid-action masks (``rlfw.env.masks``): its info's "action_mask" at every step.
-    masked: bool = False
-    # A Dict observation's keys, packed into the one flat observation (``rlfw.env.packed``); () otherwise.
-    parts: tuple = ()
-    # Rows of the vector env per copy of the env: its agents (``rlfw.env.agents``); 1 for a one-agent env.
-    agents: int = 1
-    # Whether the agents are the seats of a turn-based game (``rlfw.env.agents``): one row acts a step,
-    # the others wait with every action closed in their masks.
-    turns: bool = False
-    # Whether agents may leave an episode before the others (``rlfw.env.agents``' ``leave``): their rows
-    # wait, every action closed, until the episode ends.
-    leave: bool = False
+    # The parts packed into the one flat observation (``rlfw.env.packed``): a Dict observation's keys, and
+    # the open actions (the part ``action_mask``) where the env gives masks; () for a plain array.
+    parts: tuple[Part, ...] = ()
+    # The agents of one copy of the env, each a row of the vector env, side by side (``rlfw.env.agents``);
+    # () for a one-agent env (one row a copy).
+    agents: tuple[str, ...] = ()
+    # Why some rows may not act at some steps ("" when every row acts at every step): the vector env's
+    # ``info["acting"]`` then says which rows act on the observation it returns.
+    idle: str = ""
+    # How a greedy evaluation measures the policy: "returns" (episode returns), or "games" (a turn-based
+    # game's results against opponents from each seat, ``rlfw.run.games``).
+    evaluation: str = "returns"
 
     @property
     def obs_bytes(self) -> int:
@@ -55,3 +62,29 @@ class EnvSpec:
     @property
     def num_actions(self) -> int:
         return int(cast(gym.spaces.Discrete, self.action_space).n)
+
+    @property
+    def mask(self) -> Part | None:
+        """Where a row's open actions lie in its observation; None where the env gives no masks."""
+        return next((p for p in self.parts if p.kind == MASK), None)
+
+    @property
+    def observed(self) -> tuple[Part, ...]:
+        """The parts an encoder reads: every part but the open actions."""
+        return tuple(p for p in self.parts if p.kind != MASK)
+
+    @property
+    def rows_per_copy(self) -> int:
+        """Rows of the vector env per copy of the env: its agents; env steps count the copies' steps."""
+        return max(1, len(self.agents))
+
+    def breakdown(self, returns: np.ndarray) -> dict[str, float]:
+        """With many agents (rows copy-major), the team's return (the sum of a copy's agents') and each
+        agent's, as means over the copies; nothing for one agent."""
+        if len(self.agents) < 2:
+            return {}
+        by_copy = returns.reshape(-1, len(self.agents))
+        return {
+            "team_return_mean": float(by_copy.sum(1).mean()),
+            **{f"return_mean_{agent}": float(by_copy[:, i].mean()) for i, agent in enumerate(self.agents)},
+        }

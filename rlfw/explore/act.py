@@ -31,13 +31,15 @@ def act(
     env_step: int = 0,
     device: torch.device | None = None,
     num_actions: int | None = None,
-    mask: np.ndarray | torch.Tensor | None = None,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The actions ``rule`` takes for a batch of observations ``env_step`` steps into a run, and what the
     replay records with them. ``device``: the network's; ``num_actions``: a Discrete space's size, for
-    rules that draw random actions; ``mask``: the actions open in each row (``rlfw.env.masks``), None
-    where all are."""
-    rows = len(obs)
-    open_actions = None if mask is None else torch.as_tensor(mask, dtype=torch.bool)
-    outputs = Outputs(net, lambda: torch.as_tensor(obs, device=device), rows, num_actions, open_actions)
-    return rule.act(outputs, env_step)
+    rules that draw random actions."""
+    tensor: torch.Tensor | None = None
+
+    def observations() -> torch.Tensor:  # made once, when a rule first reads the outputs or draws at random
+        nonlocal tensor
+        tensor = torch.as_tensor(obs, device=device) if tensor is None else tensor
+        return tensor
+
+    return rule.act(Outputs(net, observations, len(obs), num_actions), env_step)

@@ -1,5 +1,6 @@
-"""Epsilon-greedy over Q values, epsilon decaying linearly with env steps; with an action mask, the random
-action is drawn among the open ones and the greedy one is the masked argmax."""
+"""Epsilon-greedy over Q values, epsilon decaying linearly with env steps; the random action is drawn
+among the actions an observation leaves open, the greedy one is the argmax of the head's Q (which closes
+the others)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rlfw.registry import register
 
 @register("explore", "epsilon_greedy")
 class EpsilonGreedy(ExploreRule):
+    action_spaces = frozenset({"Discrete"})  # its random actions are a Discrete space's
     needs = frozenset({"q"})
     extras: frozenset[str] = frozenset()
 
@@ -28,12 +30,11 @@ class EpsilonGreedy(ExploreRule):
         progress = min(1.0, env_step / self.decay_steps) if self.decay_steps else 1.0
         return self.start + progress * (self.end - self.start)
 
+    def schedule(self, env_step: int) -> dict[str, float]:
+        return {"epsilon": self.epsilon(env_step)}
+
     def act(self, outputs: Outputs, env_step: int) -> tuple[np.ndarray, dict]:
-        assert outputs.num_actions is not None, "epsilon-greedy acts in a discrete action space"
-        if outputs.mask is None:
-            random = torch.randint(outputs.num_actions, (outputs.rows,))
-        else:  # uniform over each row's open actions
-            random = torch.multinomial(outputs.mask.float(), 1).squeeze(1)
+        random = outputs.random()
         explore = torch.rand(outputs.rows) < self.epsilon(env_step)
         if explore.all():  # no sub-env acts greedily: Q is never computed
             return random.numpy(), {}

@@ -8,7 +8,6 @@ from typing import Any
 import torch
 
 from rlfw.network.head import Policy
-from rlfw.network.head.masking import masked
 
 _HALF = (torch.bfloat16, torch.float16)
 
@@ -19,30 +18,32 @@ class Outputs(Mapping):
     distribution (``distribution``).
 
     A rule that acts at random for every sub-env (epsilon-greedy early in a run) never reads them, so
-    the forward pass is skipped, as SB3's DQN skips it. With ``mask`` (the actions open in each row, on
-    the CPU), the outputs are the masked ones: no rule reading them picks a closed action.
+    the forward pass is skipped, as SB3's DQN skips it. Where observations carry their open actions, the
+    head closes the others in its outputs, so no rule reading them picks a closed action; ``random`` draws
+    among the open ones.
     """
 
-    def __init__(
-        self,
-        net: Any,
-        obs: Callable[[], torch.Tensor],
-        rows: int,
-        num_actions: int | None,
-        mask: torch.Tensor | None = None,
-    ):
+    def __init__(self, net: Any, obs: Callable[[], torch.Tensor], rows: int, num_actions: int | None):
         self.net, self._obs = net, obs
         self._out: dict[str, torch.Tensor] | None = None
-        self.rows, self.num_actions, self.mask = rows, num_actions, mask
+        self.rows, self.num_actions = rows, num_actions
 
     def _computed(self) -> dict[str, torch.Tensor]:
         if self._out is None:
             out = self.net(self._obs())  # a driver (rlfw.network.driver) runs only what acting reads
             # Under trainer.precision=bf16-mixed or 16-mixed the forward runs in autocast: back to float32
             # for the explore rules, which hand values to numpy (it has no bfloat16) and the replay.
-            out = {k: v.float() if v.dtype in _HALF else v for k, v in out.items()}
-            self._out = masked(out, None if self.mask is None else self.mask.to(next(iter(out.values())).device))
+            self._out = {k: v.float() if v.dtype in _HALF else v for k, v in out.items()}
         return self._out
+
+    def random(self) -> torch.Tensor:
+        """A uniform random action per row (a Discrete space's) among the actions its observation leaves
+        open, on the CPU: the random draws stay on the CPU's generator, one stream on any device."""
+        assert self.num_actions is not None, "random actions are drawn in a discrete action space"
+        open_actions = self.net.open_actions(self._obs())
+        if open_actions is None:
+            return torch.randint(self.num_actions, (self.rows,))
+        return torch.multinomial(open_actions.cpu().float(), 1).squeeze(1)
 
     def mode(self) -> torch.Tensor:
         """The head's greedy action for each row: argmax Q, or the policy's most likely action."""

@@ -9,6 +9,7 @@ import lightning.pytorch as pl
 from lightning.pytorch.loggers.csv_logs import ExperimentWriter
 
 from rlfw.config.job import Job
+from rlfw.loggers.finishing import Finishing
 
 
 class ContinuedWriter(ExperimentWriter):
@@ -52,5 +53,5 @@ def make_loggers(job: Job, run_dir: Path) -> list[pl.loggers.Logger]:
 def finish_loggers(loggers: list[pl.loggers.Logger], summary: dict, run_dir: Path) -> None:
     """After ``summary.json``: W&B takes it as its run summary, uploads what was asked and closes."""
     for logger in loggers:
-        if hasattr(logger, "finish"):
+        if isinstance(logger, Finishing):
             logger.finish(summary, run_dir)

@@ -23,12 +23,13 @@ from lightning.pytorch.utilities import rank_zero_only
 
 from rlfw.config.folders import env_folder
 from rlfw.config.job import Job
+from rlfw.loggers.finishing import Finishing
 
 log = logging.getLogger("rlfw")
 PROBE_S = 2.0  # how long a run with an API key waits to learn whether W&B answers
 
 
-class EnvStepsWandbLogger(WandbLogger):
+class EnvStepsWandbLogger(WandbLogger, Finishing):
     """Lightning's ``WandbLogger``, with ``env_steps`` as every metric's x axis (not the global step)."""
 
     def __init__(self, options: dict[str, Any], **kwargs: Any):

@@ -5,25 +5,24 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from rlfw.batch import Batch, acting, mean
+from rlfw.batch import Batch, mean
 from rlfw.errors import require
-from rlfw.loss.actor_critic import value_loss
+from rlfw.loss.actor_critic import entropy_bonus, read_policy, value_loss
 from rlfw.loss.contract import LossHead
 from rlfw.network.head import PolicyHead
-from rlfw.network.head.masking import masked
 from rlfw.registry import register
 
 
 @register("loss", "a2c")
 class A2CLoss(LossHead):
     """L = -mean(log pi(a|s) * A) + vf_coef * 1/2 (V(s) - R)^2 - ent_coef * H[pi(.|s)], each mean over the
-    rows that chose their action (``rlfw.batch.acting``: not a turn-based game's waiting seat)."""
+    rows that acted (``rlfw.batch.acting``)."""
 
     needs = frozenset({"value"})
     needs_distribution = True  # pi(.|s) from the head, for any action space
     needs_batch = frozenset({"obs", "action", "advantage", "returns"})
     needs_target = False
-    skips_waiting = True
+    reads_acting = True
 
     def __init__(self, vf_coef: float = 0.5, ent_coef: float = 0.0):
         super().__init__()
@@ -32,13 +31,9 @@ class A2CLoss(LossHead):
         self.vf_coef, self.ent_coef = vf_coef, ent_coef
 
     def forward(self, batch: Batch, net: PolicyHead, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
-        out = masked(net(batch.obs), batch.get("mask"))  # the policy the actions were sampled from
-        pi = net.distribution(out)
-        chose = acting(batch)  # the rows that had a choice (not a seat waiting its turn)
-        entropy = mean(pi.entropy(), chose)
+        pi = read_policy(batch, net)
         return {
-            "loss_policy": -mean(pi.log_prob(batch.action) * batch.advantage, chose),
-            "loss_value": self.vf_coef * value_loss(out["value"], batch.returns, rows=chose),
-            "loss_entropy": -self.ent_coef * entropy,
-            "entropy": entropy.detach(),
+            "loss_policy": -mean(pi.logp * batch.advantage, pi.rows),
+            "loss_value": self.vf_coef * value_loss(pi.out["value"], batch.returns, rows=pi.rows),
+            **entropy_bonus(pi.entropy, self.ent_coef),
         }

@@ -8,7 +8,6 @@ import torch
 from rlfw.batch import Batch
 from rlfw.loss.contract import LossHead
 from rlfw.network.head.categorical_q import CategoricalQ
-from rlfw.network.head.masking import masked
 from rlfw.registry import register
 
 
@@ -24,13 +23,14 @@ class C51Loss(LossHead):
 
     The projection m gives each Tz_j's probability to its two neighbouring atoms in proportion to how
     close it lies to each; where Tz_j falls on an atom (l = u), that atom gets all of it. Only the
-    action taken gets gradient. ``td_error``, prioritized replay's priority, is KL(m || p(s, a)) per
-    sample, as in Rainbow (Hessel et al. 2018); ``w_b`` are its importance weights (1 without them).
+    action taken gets gradient. The signal ``td_error``, prioritized replay's priority, is KL(m || p(s, a))
+    per sample, as in Rainbow (Hessel et al. 2018); ``w_b`` are its importance weights (1 without them).
     """
 
     needs = frozenset({"log_pmf"})
     needs_batch = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
     needs_target = True
+    signals = frozenset({"td_error"})
 
     def __init__(self, double: bool = False):
         super().__init__()
@@ -45,14 +45,15 @@ class C51Loss(LossHead):
         kl = per_sample + (m * m.clamp(min=1e-12).log()).sum(dim=1)  # cross-entropy minus m's entropy
         if "weight" in batch:  # prioritized replay's importance weights
             per_sample = batch.weight * per_sample
+        batch.signal("td_error", kl)
         q_taken = (log_p.detach().exp() * net.support).sum(dim=1)
-        return {"loss_distribution": per_sample.mean(), "q_taken": q_taken.mean(), "td_error": kl.detach()}
+        return {"loss_distribution": per_sample.mean(), "q_taken": q_taken.mean()}
 
     def projected_target(self, batch: Batch, net: CategoricalQ, target: CategoricalQ) -> torch.Tensor:
         """m: the target distribution r + gamma^n (1 - terminated) Z(s', a*) projected onto the atoms."""
         z = target.support
-        next_out, open_actions = target(batch.next_obs), batch.get("next_mask")  # a*: among the actions open in s'
-        picker = masked(net(batch.next_obs) if self.double_target else next_out, open_actions)["q"]
+        next_out = target(batch.next_obs)  # a*: among the actions open in s' (the head closes the others)
+        picker = (net(batch.next_obs) if self.double_target else next_out)["q"]
         best = picker.argmax(dim=1).view(-1, 1, 1).expand(-1, 1, len(z))
         p_next = next_out["log_pmf"].gather(1, best).squeeze(1).exp()  # [B, N_j]
         tz = batch.reward[:, None] + (batch.discount * (1.0 - batch.terminated.float()))[:, None] * z[None, :]

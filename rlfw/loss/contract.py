@@ -10,9 +10,10 @@ from rlfw.batch import Batch
 
 
 class LossHead(nn.Module):
-    """``forward(batch, net, target) -> {"loss_*": ..., metrics}``: the module sums the ``loss_*``
-    terms and logs the scalar rest; ``td_error`` gives prioritized replay its priorities and
-    ``stop_epochs`` ends PPO's epochs early. A loss subclasses this class and overrides what it needs."""
+    """``forward(batch, net, target) -> {"loss_*": ..., metrics}``: the update sums the ``loss_*`` terms
+    and logs the rest (scalars). What the loss tells the replay about the batch goes apart, as signals
+    (``batch.signal(name, value)``): ``td_error`` gives prioritized replay its priorities, ``stop_epochs``
+    ends PPO's epochs early. A loss subclasses this class and overrides what it needs."""
 
     needs: frozenset[str] = frozenset()  # the network outputs it reads ("q", "value", ...)
     needs_distribution: bool = False  # pi(.|s) from the head (``net.distribution``)
@@ -21,9 +22,10 @@ class LossHead(nn.Module):
     needs_target: bool = False  # a target network (passed as ``target``)
     targets_with: str | None = None  # the target rule steps only on updates that have this term (TD3's actor)
     needs_joint: bool = False  # reads the agents' rows of a joint step together (a replay that is ``joint``)
-    # leaves out of every term the rows that wait with no open action (``rlfw.batch.acting``): a turn-based
-    # game's seats off their turn, agents that left their episode
-    skips_waiting: bool = False
+    # leaves out of every term the rows that did not act (the batch's ``acting``, ``rlfw.batch.acting``): an
+    # env whose rows do not all act at every step (``EnvSpec.idle``) trains only with such a loss
+    reads_acting: bool = False
+    signals: frozenset[str] = frozenset()  # the signals it gives (``td_error``, ``stop_epochs``)
 
     def forward(self, batch: Batch, net, target) -> dict[str, torch.Tensor]:  # pragma: no cover
         raise NotImplementedError

@@ -7,7 +7,6 @@ import torch
 from rlfw.batch import Batch
 from rlfw.loss.dqn import DQNLoss
 from rlfw.network.head import Head
-from rlfw.network.head.masking import masked
 from rlfw.registry import register
 
 
@@ -16,5 +15,5 @@ class DoubleDQNLoss(DQNLoss):
     """As DQN, with y = r + gamma^n * (1 - terminated) * Q_target(s', argmax_a' Q(s', a'))."""
 
     def next_q(self, batch: Batch, net: Head, target: Head) -> torch.Tensor:
-        next_action = masked(net(batch.next_obs), batch.get("next_mask"))["q"].argmax(dim=1, keepdim=True)
+        next_action = net(batch.next_obs)["q"].argmax(dim=1, keepdim=True)
         return target(batch.next_obs)["q"].gather(1, next_action).squeeze(1)

@@ -5,12 +5,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from rlfw.batch import Batch, acting, mean
+from rlfw.batch import Batch, mean
 from rlfw.errors import require
-from rlfw.loss.actor_critic import value_loss
+from rlfw.loss.actor_critic import entropy_bonus, read_policy, value_loss
 from rlfw.loss.contract import LossHead
 from rlfw.network.head import PolicyHead
-from rlfw.network.head.masking import masked
 from rlfw.registry import register
 
 
@@ -21,17 +20,17 @@ class PPOLoss(LossHead):
         L = -mean(min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A))
             + vf_coef * value loss (optionally clipped around V_old) - ent_coef * H[pi(.|s)]
 
-    Every mean is over the rows that chose their action (``rlfw.batch.acting``: not a turn-based
-    game's waiting seat). Metrics: approx_kl = mean((ratio - 1) - log ratio) (Schulman's low-variance
-    estimator) and clip_fraction. With ``target_kl``, the rollout's remaining epochs are skipped once approx_kl
-    exceeds it.
+    Every mean is over the rows that acted (``rlfw.batch.acting``). Metrics: approx_kl =
+    mean((ratio - 1) - log ratio) (Schulman's low-variance estimator) and clip_fraction. With
+    ``target_kl``, the signal ``stop_epochs`` skips the rollout's remaining epochs once approx_kl exceeds it.
     """
 
     needs = frozenset({"value"})
     needs_distribution = True  # pi(.|s) from the head, for any action space
     needs_batch = frozenset({"obs", "action", "logp", "value", "advantage", "returns"})
     needs_target = False
-    skips_waiting = True
+    reads_acting = True
+    signals = frozenset({"stop_epochs"})
 
     def __init__(
         self,
@@ -51,24 +50,20 @@ class PPOLoss(LossHead):
         self.vf_coef, self.ent_coef = vf_coef, ent_coef
 
     def forward(self, batch: Batch, net: PolicyHead, target: nn.Module | None = None) -> dict[str, torch.Tensor]:
-        out = masked(net(batch.obs), batch.get("mask"))  # the policy the actions were sampled from
-        pi = net.distribution(out)
-        log_ratio = pi.log_prob(batch.action) - batch.logp
+        pi = read_policy(batch, net)
+        log_ratio = pi.logp - batch.logp
         ratio = log_ratio.exp()
         surrogate = torch.min(ratio * batch.advantage, ratio.clamp(1 - self.clip, 1 + self.clip) * batch.advantage)
-        chose = acting(batch)  # the rows that had a choice (not a seat waiting its turn)
-        entropy = mean(pi.entropy(), chose)
         with torch.no_grad():
-            approx_kl = mean((ratio - 1) - log_ratio, chose)
-            clip_fraction = mean(((ratio - 1).abs() > self.clip).float(), chose)
-        terms = {
-            "loss_policy": -mean(surrogate, chose),
-            "loss_value": self.vf_coef * value_loss(out["value"], batch.returns, batch.value, self.clip_value, chose),
-            "loss_entropy": -self.ent_coef * entropy,
-            "entropy": entropy.detach(),
+            approx_kl = mean((ratio - 1) - log_ratio, pi.rows)
+            clip_fraction = mean(((ratio - 1).abs() > self.clip).float(), pi.rows)
+        if self.target_kl is not None:
+            batch.signal("stop_epochs", approx_kl > self.target_kl)
+        value = value_loss(pi.out["value"], batch.returns, batch.value, self.clip_value, pi.rows)
+        return {
+            "loss_policy": -mean(surrogate, pi.rows),
+            "loss_value": self.vf_coef * value,
+            **entropy_bonus(pi.entropy, self.ent_coef),
             "approx_kl": approx_kl,
             "clip_fraction": clip_fraction,
         }
-        if self.target_kl is not None:
-            terms["stop_epochs"] = approx_kl > self.target_kl
-        return terms

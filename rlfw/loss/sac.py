@@ -6,7 +6,7 @@
     L_alpha  = -mean log(alpha) (log pi(a~|s) + target_entropy),   target_entropy = -|A| by default
 
 With prioritized replay each sample's critic loss is weighted by its importance weight, and its
-priority follows |mean_i Q_i(s, a) - y| (``td_error``). y is computed under ``no_grad``; the actor's
+priority follows |mean_i Q_i(s, a) - y| (the signal ``td_error``). y is computed under ``no_grad``; the actor's
 loss reads the critics with their parameters detached and the critics' loss reads no actor output, so
 in one backward each part gets only its own gradient.
 log(alpha) is this loss's parameter: the optimizer's part ``loss`` (``optim.groups.loss.lr``).
@@ -23,6 +23,7 @@ from rlfw.batch import Batch
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.loss.contract import LossHead
+from rlfw.loss.td import td_target
 from rlfw.network.head import SoftActorCriticHead
 from rlfw.registry import register
 
@@ -43,6 +44,7 @@ class SACLoss(LossHead):
     needs_critic = True
     needs_batch = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
     needs_target = True
+    signals = frozenset({"td_error"})
 
     def __init__(
         self, spec: EnvSpec, alpha: float = 1.0, learn_alpha: bool = True, target_entropy: float | None = None
@@ -58,13 +60,13 @@ class SACLoss(LossHead):
         with torch.no_grad():
             next_action, next_logp = net.distribution(net(batch.next_obs)).rsample_with_log_prob()
             next_q = target.q_sa(batch.next_obs, next_action).min(dim=0).values - alpha * next_logp
-            y = batch.reward + batch.discount * (1.0 - batch.terminated.float()) * next_q
+            y = td_target(batch, next_q)
         q = net.q_sa(batch.obs, batch.action)
         action, logp = net.distribution(net(batch.obs)).rsample_with_log_prob()
         q_pi = net.q_sa(batch.obs, action, frozen=True).min(dim=0).values
+        batch.signal("td_error", (q - y).mean(dim=0))
         terms = {
             "loss_critic": critic_loss(q, y, batch),
-            "td_error": (q - y).detach().mean(dim=0),
             "loss_actor": (alpha * logp - q_pi).mean(),
             "alpha": alpha,
             "entropy": -logp.detach().mean(),

@@ -22,6 +22,7 @@ from rlfw.batch import Batch
 from rlfw.errors import require
 from rlfw.loss.contract import LossHead
 from rlfw.loss.sac import critic_loss
+from rlfw.loss.td import td_target
 from rlfw.network.head import CriticHead
 from rlfw.registry import register
 
@@ -33,6 +34,7 @@ class TD3Loss(LossHead):
     needs_batch = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
     needs_target = True
     targets_with = "loss_actor"  # the target rule steps only on the updates that train the actor
+    signals = frozenset({"td_error"})
     calls: torch.Tensor
 
     def __init__(self, policy_noise: float = 0.2, noise_clip: float = 0.5, policy_delay: int = 2):
@@ -51,13 +53,10 @@ class TD3Loss(LossHead):
             low, high = target.bias - target.scale, target.bias + target.scale
             next_action = torch.max(torch.min(next_action + noise * target.scale, high), low)
             next_q = target.q_sa(batch.next_obs, next_action).min(dim=0).values
-            y = batch.reward + batch.discount * (1.0 - batch.terminated.float()) * next_q
+            y = td_target(batch, next_q)
         q = net.q_sa(batch.obs, batch.action)
-        terms = {
-            "loss_critic": critic_loss(q, y, batch),
-            "td_error": (q - y).detach().mean(dim=0),
-            "q_taken": q.detach().mean(),
-        }
+        batch.signal("td_error", (q - y).mean(dim=0))
+        terms = {"loss_critic": critic_loss(q, y, batch), "q_taken": q.detach().mean()}
         if int(self.calls) % self.policy_delay == 0:
             terms["loss_actor"] = -net.q_sa(batch.obs, net.mode(net(batch.obs)), frozen=True)[0].mean()
         return terms

@@ -20,21 +20,22 @@ class VDNLoss(DQNLoss):
         Q_tot(s, a) = sum_i Q(o_i, a_i)
         y           = sum_i r_i + gamma^n * (1 - terminated) * sum_i max_a' Q_target(o_i', a')
 
-    one shared Q network for every agent, each agent's max over its own open actions; the episode ends
-    for all the agents of a step together.
+    one shared Q network for every agent, each agent's max over its own open actions (the head closes the
+    others); the episode ends for all the agents of a step together.
     """
 
     needs_joint = True
+    signals: frozenset[str] = frozenset()  # the team's TD error is a joint step's, not a sampled row's
 
     def __init__(self, spec: EnvSpec, td_loss: str = "huber", clip_delta: float = 1.0):
         super().__init__(td_loss, clip_delta)
         require(
-            spec.agents > 1,
+            spec.rows_per_copy > 1,
             "loss",
             "vdn",
             f"sums the Q values of an env's agents, and {spec.id} has one agent (env=pettingzoo runs many)",
         )
-        self.agents = spec.agents
+        self.agents = spec.rows_per_copy
 
     def forward(self, batch: Batch, net: Head, target: Head) -> dict[str, torch.Tensor]:
         steps = len(batch.action) // self.agents

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from torch import nn
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
@@ -21,11 +20,12 @@ from rlfw.network.head import (  # noqa: F401  (registers)
     recurrent,
     squashed,
 )
+from rlfw.network.head.contract import NetworkHead
 from rlfw.network.normalize import Normalized, ObsNorm
 from rlfw.registry import build
 
 
-def build_network(cfg: dict[str, Any], spec: EnvSpec) -> nn.Module:
+def build_network(cfg: dict[str, Any], spec: EnvSpec) -> NetworkHead:
     """``cfg`` is the ``network`` node: ``{"encoder": {...}, "head": {...}}``, and optionally
     ``normalize_obs`` (with ``obs_clip``): the encoders then read observations normalized by one
     shared ``ObsNorm`` (a Dict observation's ``multi`` encoder normalizes its vector keys itself)."""
@@ -55,4 +55,7 @@ def build_network(cfg: dict[str, Any], spec: EnvSpec) -> nn.Module:
         def make_encoder(skip: Sequence[str] = ()) -> Encoder:  # a flat observation: no keys to skip
             return Normalized(norm, encoder())
 
-    return build("head", cfg["head"], "network.head", spec=spec, make_encoder=make_encoder)
+    head = build("head", cfg["head"], "network.head", spec=spec, make_encoder=make_encoder)
+    if spec.mask is not None:  # the head closes what each observation's open actions close
+        head.mask_columns = (spec.mask.start, spec.mask.start + spec.mask.size)
+    return head

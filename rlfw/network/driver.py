@@ -3,7 +3,7 @@ steps. A feed-forward network is the stateless case (``Driver``); a recurrent on
 state (``Stepping``). The collector, evaluation, ``rlfw.load(...).predict`` and export act through
 ``driver(net, n)`` and never ask which kind of network they have.
 
-    out = drive(obs)          # the head's outputs for n observations (its ``acting`` forward if it has one)
+    out = drive(obs)          # the head's outputs for n observations (its ``acting`` forward)
     drive.before()            # what a step records before it acts ({} ; a recurrent net's state, episode starts)
     drive.after()             # and after it acts ({} ; the state after the step)
     drive.ended(done)         # the envs whose episode just ended start afresh at the next step
@@ -17,7 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from rlfw.network.memory import Delegating, recurrent
+from rlfw.network.head.contract import NetworkHead
+from rlfw.network.memory import Delegating
 
 
 class Driver(Delegating):
@@ -26,9 +27,9 @@ class Driver(Delegating):
     inputs: tuple[str, ...] = ()  # what the policy reads beside obs (an exported file's other inputs)
     returns: tuple[str, ...] = ()  # which of its outputs the next step reads back (its other outputs)
 
-    def __init__(self, net: nn.Module, n: int, device: torch.device | None = None):
+    def __init__(self, net: NetworkHead, n: int, device: torch.device | None = None):
         self.net = net
-        self._forward = getattr(net, "acting", net)  # a head's acting forward runs only what acting reads
+        self._forward = net.acting  # a head's acting forward runs only what acting reads
 
     def __call__(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         return self._forward(obs)
@@ -119,4 +120,4 @@ class Stepping(Driver):
 
 def driver(net: Any, n: int, device: torch.device | None = None) -> Driver:
     """The driver that acts with ``net`` for ``n`` envs."""
-    return (Stepping if recurrent(net) else Driver)(net, n, device)
+    return (Stepping if net.recurrent else Driver)(net, n, device)

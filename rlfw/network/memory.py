@@ -17,17 +17,16 @@ from rlfw.batch import Batch
 from rlfw.network.head import Policy
 
 
-def recurrent(net: Any) -> bool:
-    return getattr(net, "recurrent", False)
-
-
 class Delegating:
-    """The head's ``mode`` and ``distribution``, for what stands in for the network."""
+    """The head's ``mode``, ``distribution`` and ``open_actions``, for what stands in for the network."""
 
     net: Any
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         return self.net.mode(out)
+
+    def open_actions(self, obs: torch.Tensor) -> torch.Tensor | None:
+        return self.net.open_actions(obs)
 
     def distribution(self, out: dict[str, torch.Tensor]) -> Policy:
         return self.net.distribution(out)

@@ -25,7 +25,7 @@ CONTRACT = {
     "has_policy": "gives a policy (an action distribution)",
     "has_critics": "gives critics Q(s, a)",
     "recurrent": "recurrent",
-    "takes_mask": "takes action masks",
+    "scores": "closes an observation's closed actions in",
     "needs": "needs outputs",
     "needs_distribution": "needs a policy (an action distribution)",
     "needs_critic": "needs critics Q(s, a)",
@@ -34,6 +34,10 @@ CONTRACT = {
     "needs_extras": "needs extras",
     "extras": "records extras",
     "needs_target": "needs a target network",
+    "reads_acting": "leaves out the rows that do not act",
+    "signals": "signals",
+    "needs_signals": "needs signals",
+    "renders": "renders",
     "uses_target": "keeps a target network",
 }
 
@@ -56,6 +60,8 @@ def contract(cls: Any) -> str:
         value = getattr(cls, attr, None)
         if isinstance(value, bool):
             parts += [words] if value else []
+        elif isinstance(value, str):
+            parts.append(f"{words} {value}")
         elif value:
             parts.append(f"{words} {', '.join(sorted(value))}")
     return "; ".join(parts)

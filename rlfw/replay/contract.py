@@ -7,24 +7,27 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-import torch
 
 from rlfw.batch import Batch
+from rlfw.clock import Clock
 
 
 class Replay:
     """The data source: ``add(step)`` takes a vector step (numpy arrays ``[num_envs, ...]``), ``ready()``
-    says when ``batches(net)`` may yield (``env_steps`` is the run's clock then), ``feedback(batch, terms)`` hears the loss's terms of each batch;
-    ``state_dict()`` / ``load_state_dict()`` resume it. A strategy subclasses this class."""
+    says when ``batches(net)`` may yield, ``feedback(batch)`` hears
+    the loss's signals about each batch (``batch.signals``); ``state_dict()`` / ``load_state_dict()`` resume
+    it, ``end_episodes()`` ends the episodes its last steps were in (envs that a resume could not restore).
+    A strategy subclasses this class."""
 
     provides: frozenset[str] = frozenset()  # the batch fields it yields
     needs_extras: frozenset[str] = frozenset()  # what the explore rule must record while acting
+    needs_signals: frozenset[str] = frozenset()  # what the loss must signal about each batch (``td_error``)
     collect_steps: int = 1  # vector steps between update phases
     sequences: bool = False  # yields env columns in time order (what a recurrent head trains on)
     # with many agents as rows (EnvSpec.agents), yields every agent's row of a sampled step, adjacent
     # (what a loss over the agents' joint step, VDN's, reads)
     joint: bool = False
-    env_steps: int = 0  # the run's env steps so far, every rank's (the collector sets it before each add)
+    clock: Clock = Clock()  # the run's (``rlfw.clock``), set when the run is built; read, never advanced here
 
     def add(self, step: dict[str, np.ndarray]) -> None:  # pragma: no cover
         raise NotImplementedError
@@ -35,5 +38,15 @@ class Replay:
     def batches(self, net: Any) -> Iterator[Batch]:  # pragma: no cover
         raise NotImplementedError
 
-    def feedback(self, batch: Batch, terms: dict[str, torch.Tensor]) -> None:  # pragma: no cover
+    def feedback(self, batch: Batch) -> None:  # pragma: no cover
         raise NotImplementedError
+
+    def state_dict(self) -> dict[str, Any]:
+        """What a checkpoint keeps of it (its contents, so a resumed run samples what the uninterrupted one would)."""
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Puts ``state_dict``'s result back."""
+
+    def end_episodes(self) -> None:
+        """The envs start new episodes (a resume that could not restore them)."""

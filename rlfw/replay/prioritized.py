@@ -3,7 +3,7 @@
 P(i) = p_i^alpha / sum_k p_k^alpha, with p_i = |td_error_i| + eps once the loss has seen sample i
 (new transitions get the largest priority so far). Importance weights
 w_i = (N * P(i))^-beta / max_j w_j correct the bias; beta anneals linearly to 1 over the run (its env
-steps, every rank's: ``env_steps``, set by the collector).
+steps, every rank's: the run's ``clock``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from rlfw.replay.uniform import UniformReplay
 @register("replay", "prioritized")
 class PrioritizedReplay(UniformReplay):
     provides = UniformReplay.provides | {"weight", "index"}
+    needs_signals = frozenset({"td_error"})
     joint = False  # draws rows by their own priorities, one by one
 
     def __init__(
@@ -60,7 +61,7 @@ class PrioritizedReplay(UniformReplay):
         self.max_priority = 1.0
 
     def beta(self) -> float:
-        return self.beta0 + (1.0 - self.beta0) * min(1.0, self.env_steps / self.total_env_steps)
+        return self.beta0 + (1.0 - self.beta0) * min(1.0, self.clock.env_steps / self.total_env_steps)
 
     def _row(self, row: int) -> torch.Tensor:
         return row * self.num_envs + torch.arange(self.num_envs)
@@ -103,7 +104,8 @@ class PrioritizedReplay(UniformReplay):
         self.tree.tree[:] = state["tree"].numpy()
         self.max_priority = state["max_priority"]  # its env_steps, in older checkpoints: the collector's clock now
 
-    def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
-        priority = (out["td_error"].detach().cpu().abs().double() + self.eps) ** self.alpha
+    def feedback(self, batch: Batch) -> None:
+        """New priorities from the loss's signal ``td_error``."""
+        priority = (batch.signals["td_error"].cpu().abs().double() + self.eps) ** self.alpha
         self.tree.set(batch.index, priority)
         self.max_priority = max(self.max_priority, float(priority.max()))

@@ -12,7 +12,6 @@ import numpy as np
 import torch
 
 from rlfw.batch import Batch, acting, standardized, to_device
-from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.registry import register
 from rlfw.replay.columns import columns
@@ -20,7 +19,6 @@ from rlfw.replay.contract import Replay
 from rlfw.replay.gae import gae
 from rlfw.replay.reward_scale import RewardScale
 from rlfw.replay.steps import StepStore
-from rlfw.replay.turns import seat_gae
 
 
 @register("replay", "rollout")
@@ -41,7 +39,6 @@ class Rollout(Replay):
         normalize_advantage: bool = True,
         normalize_reward: bool = False,
         reward_clip: float = 10.0,
-        spec: EnvSpec | None = None,
     ):
         for key, value in (("num_steps", num_steps), ("epochs", epochs), ("minibatches", minibatches)):
             require(value >= 1, f"replay.{key}", value, "must be >= 1")
@@ -78,9 +75,8 @@ class Rollout(Replay):
         self.last_state: torch.Tensor | None = None  # a recurrent policy's state after it
         self.initial_state: torch.Tensor | None = None  # its state before the rollout's first step
         self.stop_epochs = False
-        # a turn-based game's rows: GAE over each seat's own moves (rlfw.replay.turns), from the masks
-        self.turns = spec is not None and spec.turns
-        self.last_acting = torch.empty(0, dtype=torch.bool)  # the rows to move after the rollout's last step
+        # which rows act on the observation after the rollout's last step, where rows do not all act
+        self.last_acting: torch.Tensor | None = None
 
     def add(self, step: dict[str, np.ndarray]) -> None:
         """Stores the step without its ``next_obs``: GAE bootstraps from V(next_obs), which is the next
@@ -89,7 +85,7 @@ class Rollout(Replay):
         step = dict(step)
         next_obs = step.pop("next_obs")
         state, next_state = step.pop("state", None), step.pop("next_state", None)  # a recurrent policy's
-        next_mask = step.pop("next_mask", None)  # GAE bootstraps V, which no mask limits (but a seat's turn)
+        next_acting = step.pop("next_acting", None)  # where rows do not all act: who acts on next_obs
         if self.reward_scale is not None:
             step["reward"] = self.reward_scale(step["reward"], step["terminated"], step["truncated"])
         row = self.store.add(step)
@@ -102,8 +98,7 @@ class Rollout(Replay):
             after = None if next_state is None else torch.tensor(next_state[envs])
             self.finals.append((row, torch.from_numpy(envs), torch.from_numpy(next_obs[envs]), after))
         self.last_next_obs = torch.from_numpy(next_obs)
-        if self.turns:
-            self.last_acting = torch.from_numpy(np.asarray(next_mask, dtype=bool).any(-1))
+        self.last_acting = None if next_acting is None else torch.from_numpy(next_acting)
         self.last_state = None if next_state is None else torch.from_numpy(next_state)
 
     def ready(self) -> bool:
@@ -123,22 +118,11 @@ class Rollout(Replay):
         for row, envs, _, _ in self.finals:
             next_value[row, envs] = value[start : start + len(envs)]
             start += len(envs)
-        if self.turns:
-            advantage = seat_gae(
-                d["reward"],
-                d["value"],
-                next_value,
-                d["terminated"],
-                d["truncated"],
-                d["mask"].bool().any(-1),
-                self.last_acting,
-                self.gamma,
-                self.gae_lambda,
-            )
-        else:
-            advantage = gae(
-                d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda
-            )
+        moved = d.get("acting")  # over each row's own moves, where rows do not all act (rlfw.replay.gae)
+        advantage = gae(
+            d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda,
+            moved, self.last_acting,
+        )  # fmt: skip
         data = Batch(
             obs=d["obs"],
             action=d["action"],
@@ -147,8 +131,8 @@ class Rollout(Replay):
             advantage=advantage,
             returns=advantage + d["value"],
         )
-        if "mask" in d:  # the actions open at each step: the losses score the masked policy
-            data["mask"] = d["mask"]
+        if moved is not None:  # the losses leave out the rows that did not act
+            data["acting"] = moved
         self.store.size = 0  # the next rollout overwrites this one
         self.stop_epochs = False
         # One transfer of the whole rollout, not one per minibatch: on a GPU the minibatches are
@@ -180,7 +164,7 @@ class Rollout(Replay):
         the CPU, the stored values' dtype, from any autocast's (bf16-mixed)."""
         x = torch.cat(obs).to(device)
         with torch.no_grad():
-            value = net.state_value(x) if hasattr(net, "state_value") else net(x)["value"]
+            value = net.state_value(x)
         return value.to("cpu", torch.float32)
 
     def bootstrap_values(self, net, device: torch.device) -> torch.Tensor:
@@ -204,6 +188,7 @@ class Rollout(Replay):
             "finals": finals,
             "last_next_obs": self.last_next_obs,
             "last_state": self.last_state,
+            "last_acting": self.last_acting,
             "initial_state": self.initial_state,
             "stop_epochs": self.stop_epochs,
             "reward_scale": None if self.reward_scale is None else self.reward_scale.state_dict(),
@@ -214,16 +199,17 @@ class Rollout(Replay):
         self.finals = [(f["row"], f["envs"], f["obs"], f.get("state")) for f in state["finals"]]
         self.last_next_obs, self.stop_epochs = state["last_next_obs"], state["stop_epochs"]
         self.last_state, self.initial_state = state.get("last_state"), state.get("initial_state")
+        self.last_acting = state.get("last_acting")
         if self.reward_scale is not None:
             self.reward_scale.load_state_dict(state["reward_scale"])
 
     def end_episodes(self) -> None:
         self.store.end_episodes()
 
-    def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
-        """A loss may end this rollout's epochs early (PPO's target-KL stop)."""
-        if "stop_epochs" in out:
-            self.stop_epochs = bool(out["stop_epochs"])
+    def feedback(self, batch: Batch) -> None:
+        """A loss may end this rollout's epochs early (PPO's target-KL stop: the signal ``stop_epochs``)."""
+        if "stop_epochs" in batch.signals:
+            self.stop_epochs = bool(batch.signals["stop_epochs"])
 
 
 def rows(data: Batch, picked: torch.Tensor) -> Batch:

@@ -93,7 +93,7 @@ class StepStore:
                 terminated=d["terminated"][t, e],
                 discount=torch.full_like(reward, gamma),
             )
-            return self.masks(batch, t, e, t)
+            return batch
         k = torch.arange(n)
         rows = (t[:, None] + k) % self.rows  # [B, n]
         cols = e[:, None]
@@ -111,10 +111,4 @@ class StepStore:
             terminated=d["terminated"][last, e],
             discount=gamma ** m.to(reward.dtype),
         )
-        return self.masks(batch, t, e, last)
-
-    def masks(self, batch: Batch, t: torch.Tensor, e: torch.Tensor, last: torch.Tensor) -> Batch:
-        """``batch`` with the action masks of its observations and next observations, where the env gave them."""
-        if "mask" in self.data:
-            batch["mask"], batch["next_mask"] = self.data["mask"][t, e], self.data["next_mask"][last, e]
         return batch

@@ -21,8 +21,9 @@ from rlfw.replay.steps import StepStore
 class UniformReplay(Replay):
     """Every ``collect_steps`` vector steps, yields ``updates`` batches of ``batch_size`` transitions
     sampled uniformly from the last ``capacity`` transitions (once ``learning_starts`` were stored).
-    With many agents as rows (``rlfw.env.agents``), each sampled transition brings every agent's row of
-    its step, adjacent: ``batch_size x agents`` rows, joint steps a loss can sum over (VDN's).
+    Where a copy of the env is several rows (``EnvSpec.rows_per_copy``: its agents), each sampled transition
+    brings every row of its copy's step, adjacent: ``batch_size x rows`` rows, joint steps a loss can sum
+    over (VDN's).
     """
 
     provides = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
@@ -89,7 +90,7 @@ class UniformReplay(Replay):
             capacity,
             f"the buffer ({per_transition:,.0f} bytes a transition)",
         )
-        self.num_envs, self.gamma, self.n_step, self.agents = num_envs, gamma, n_step, spec.agents
+        self.num_envs, self.gamma, self.n_step, self.joint_rows = num_envs, gamma, n_step, spec.rows_per_copy
         self.batch_size, self.learning_starts = batch_size, learning_starts
         self.collect_steps, self.updates = collect_steps, updates
 
@@ -109,9 +110,9 @@ class UniformReplay(Replay):
         while invalid.any():  # steps whose frames were overwritten (see FrameStore): draw again
             t[invalid], e[invalid] = self._draw(int(invalid.sum()))
             invalid = ~self.store.valid(t, e)
-        if self.agents > 1:  # every agent's row of the drawn steps (a copy's rows are adjacent, agent-major)
-            first = e - e % self.agents
-            t, e = t.repeat_interleave(self.agents), (first[:, None] + torch.arange(self.agents)).flatten()
+        if self.joint_rows > 1:  # every row of the drawn steps' env copies (a copy's rows are adjacent)
+            first = e - e % self.joint_rows
+            t, e = t.repeat_interleave(self.joint_rows), (first[:, None] + torch.arange(self.joint_rows)).flatten()
         return self.store.n_step(t, e, self.n_step, self.gamma)
 
     def _draw(self, size: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -122,8 +123,8 @@ class UniformReplay(Replay):
         for _ in range(self.updates):
             yield self.sample()
 
-    def feedback(self, batch: Batch, out: dict[str, torch.Tensor]) -> None:
-        pass
+    def feedback(self, batch: Batch) -> None:
+        """Nothing to hear: every transition is as likely as any other."""
 
     # A checkpoint keeps the replay's contents (``rlfw.state.checkpoint``), so a resumed run samples what
     # the uninterrupted one would have.

@@ -8,9 +8,9 @@ from time import perf_counter
 import numpy as np
 import torch
 
-from rlfw.env.masks import KEY, next_masks, valid_actions
+from rlfw.clock import Clock
 from rlfw.env.snapshot import NotRestorable, restore, snapshot
-from rlfw.env.spec import env_action
+from rlfw.env.spec import ACTING, EnvSpec, env_action
 from rlfw.explore.act import act
 from rlfw.network.driver import driver
 from rlfw.network.normalize import normalizers
@@ -18,27 +18,39 @@ from rlfw.run.timings import Timings
 
 
 class Collector:
-    def __init__(self, envs, net, explore, replay, seed: int, device: torch.device, world: int = 1, league=None):
+    """Acts in ``envs`` (reset here with ``seed``), advancing ``clock`` by the env steps of every vector
+    step: the copies of the env (``spec.rows_per_copy`` rows each) times the ``world`` of processes stepping
+    envs in lockstep (``trainer.strategy=ddp``). ``timings``: where acting and the envs' steps go."""
+
+    def __init__(
+        self,
+        envs,
+        net,
+        explore,
+        replay,
+        spec: EnvSpec,
+        clock: Clock,
+        timings: Timings,
+        seed: int,
+        device: torch.device,
+        world: int = 1,
+    ):
         self.envs, self.net, self.explore, self.replay, self.device = envs, net, explore, replay, device
-        self.league = league  # a game's past versions, who play some seats (rlfw.run.league); None: self-play only
-        self.world = world  # processes stepping envs in lockstep (trainer.strategy=ddp): env steps count them all
-        self.obs, info = envs.reset(seed=seed)
-        # the env's invalid-action masks (rlfw.env.masks): the actions open in self.obs; None without
-        self.waits = getattr(envs, "waits", False)  # rows may wait with every action closed (rlfw.env.agents)
-        self.mask = valid_actions(info, 0, envs.single_action_space, self.waits) if KEY in info else None
-        self.num_envs = envs.num_envs  # rows: each copy's agents (rlfw.env.agents), one for a one-agent env
-        self.copies = self.num_envs // getattr(envs, "rows_per_env", 1)  # env steps count the copies' steps
-        self.num_actions = getattr(envs.single_action_space, "n", None)  # discrete spaces
+        self.clock, self.timings = clock, timings
+        obs, info = envs.reset(seed=seed)
+        self.obs = obs.copy()  # the vector env may reuse its buffer (``copy=False``), which the first step overwrites
+        self.acting = info.get(ACTING)  # which rows act on self.obs, where the env says some do not
+        self.num_envs = envs.num_envs  # rows
+        self.steps_each = envs.num_envs // spec.rows_per_copy * world  # env steps a vector step counts
+        self.num_actions = spec.num_actions if spec.discrete else None  # for rules that draw random actions
         self.to_env = env_action(envs.single_action_space)
         self.normalizers = normalizers(net)  # network.normalize_obs: statistics of what the policy acts on
         self.policy = driver(net, self.num_envs, device)  # what acting carries between steps (a recurrent state)
-        self.env_steps = 0
         self.episode_return = np.zeros(self.num_envs)
         self.episode_length = np.zeros(self.num_envs, dtype=np.int64)
         # the last 100 training episodes (raw rewards): the summary's CleanRL-style return; rows and progress use 20
         self.recent_returns: deque[float] = deque(maxlen=100)
         self.recent_lengths: deque[int] = deque(maxlen=100)
-        self.timings = Timings()  # acting and the envs' step here; the experience stream adds the rest
 
     def collect(self, steps: int, limit: int | None = None) -> None:
         """Up to ``steps`` vector steps, fewer if the env steps reach ``limit``.
@@ -47,7 +59,7 @@ class Collector:
         costs a measurable share of a collector step."""
         with torch.no_grad():
             for _ in range(steps):
-                if limit is not None and self.env_steps >= limit:
+                if limit is not None and self.clock.env_steps >= limit:
                     return
                 self._step()
 
@@ -62,10 +74,10 @@ class Collector:
         for norm in self.normalizers:
             norm.update(obs)
         before = self.policy.before()
-        action, extras = act(self.policy, self.explore, obs, self.env_steps, self.device, self.num_actions, self.mask)
-        stored = self.mask  # the actions open to the live policy: a past version's seats have none
-        if self.league is not None:
-            action, stored = self.league.play(obs, action, self.mask, self.env_steps)
+        action, extras = act(self.policy, self.explore, obs, self.clock.env_steps, self.device, self.num_actions)
+        self.clock.env_steps += (
+            self.steps_each
+        )  # the step taken now counts from here on (a league keeps versions by it)
         acted = perf_counter()
         next_obs, reward, terminated, truncated, info = self.envs.step(self.to_env(action))
         self.timings.act += acted - start
@@ -76,8 +88,6 @@ class Collector:
         if ended:  # an episode ended: its true last observation is in info
             final = next_obs.copy()
             final[done] = np.stack(info["final_obs"][done])
-        self.env_steps += self.copies * self.world
-        self.replay.env_steps = self.env_steps  # the one clock: what annealing parts read, all ranks counted
         step = {
             "obs": obs,
             "action": action,
@@ -89,18 +99,12 @@ class Collector:
             **before,
             **self.policy.after(),
         }
-        if self.mask is not None:  # the actions open in obs, and in the observation after it (the targets' max)
-            after = valid_actions(info, self.env_steps, self.envs.single_action_space, self.waits)
-            next_mask = next_masks(after, info, done) if ended else after
-            step["mask"], step["next_mask"] = (
-                stored,
-                next_mask if self.league is None else self.league.closed(next_mask),
-            )
-            self.mask = after
+        acting = info.get(ACTING)
+        if acting is not None:  # rows that do not all act: which acted, and which act on next_obs
+            step["acting"], step["next_acting"] = self.acting, acting
+            self.acting = acting
         self.replay.add(step)
         self.policy.ended(done)
-        if self.league is not None:
-            self.league.ended(done, self.env_steps)
         self.obs = next_obs
         self._track_episodes(reward, done, ended)
 
@@ -119,31 +123,26 @@ class Collector:
             "envs": envs,
             "envs_unsaved": unsaved,
             "obs": torch.from_numpy(self.obs),
-            "mask": None if self.mask is None else torch.from_numpy(self.mask),
-            "env_steps": self.env_steps,
+            "acting": None if self.acting is None else torch.from_numpy(self.acting),
             "episode_return": torch.from_numpy(self.episode_return.copy()),
             "episode_length": torch.from_numpy(self.episode_length.copy()),
             "recent_returns": list(self.recent_returns),
             "recent_lengths": list(self.recent_lengths),
             "memory": self.policy.state_dict(),
-            "league": None if self.league is None else self.league.state_dict(),
         }
 
     def load_state_dict(self, state: dict) -> None:
         """Continues where ``state`` was taken; envs that were not saved keep the episodes they were
         reset to (the replay ends its last stored episodes: ``end_episodes``)."""
-        self.env_steps = state["env_steps"]
         self.recent_returns.extend(state["recent_returns"])
         self.recent_lengths.extend(state["recent_lengths"])
-        if self.league is not None and state.get("league") is not None:
-            self.league.load_state_dict(state["league"])
         if state["envs"] is None:
             self.replay.end_episodes()
             return
         restore(self.envs, state["envs"])
         self.policy.load_state_dict(state["memory"])
         self.obs = state["obs"].numpy()
-        self.mask = None if state.get("mask") is None else state["mask"].numpy()  # a checkpoint before masks: None
+        self.acting = None if state["acting"] is None else state["acting"].numpy()
         self.episode_return = state["episode_return"].numpy().copy()
         self.episode_length = state["episode_length"].numpy().copy()
 

@@ -1,7 +1,10 @@
-"""Evaluation on separate envs: one episode per eval env, acting greedily (the head's ``mode``)."""
+"""Evaluation on separate envs: one episode per eval env, acting greedily (the head's ``mode``). What is
+measured is the env spec's ``evaluation``: episode returns, or a turn-based game's results against
+opponents from each seat (``rlfw.env.games``), one of them the policy as it was at the evaluation before."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -9,14 +12,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from rlfw.env.masks import KEY
-from rlfw.env.spec import env_action
+from rlfw.env import games
+from rlfw.env.spec import EnvSpec, env_action
 from rlfw.explore.act import GREEDY, act
 from rlfw.network.driver import Driver, driver
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs
-# a batch of observations, and the actions open in each (the env's action masks; None: all) -> their actions
-Policy = Callable[[np.ndarray, np.ndarray | None], np.ndarray]
+Policy = Callable[[np.ndarray], np.ndarray]  # a batch of observations (with their open actions) -> their actions
 
 
 def never() -> bool:
@@ -29,14 +31,14 @@ def greedy(net: nn.Module, device: torch.device) -> Policy:
     episode per env."""
     acting: Driver | None = None
 
-    def policy(obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    def policy(obs: np.ndarray) -> np.ndarray:
         nonlocal acting
         acting = acting or driver(net, len(obs), device)
         training = net.training
         net.eval()  # the mean weights of noisy layers
         try:
             with torch.inference_mode():
-                return act(acting, GREEDY, obs, device=device, mask=mask)[0]
+                return act(acting, GREEDY, obs, device=device)[0]
         finally:
             net.train(training)
 
@@ -46,7 +48,7 @@ def greedy(net: nn.Module, device: torch.device) -> Policy:
 def evaluate(envs, policy: Policy, seed: int, stop: Callable[[], bool] = never) -> tuple[np.ndarray, np.ndarray] | None:
     """The returns and lengths of one episode in each of ``envs``' sub-envs (reset with ``seed``),
     acting with ``policy``; None if ``stop()`` turned true before they all ended."""
-    obs, info = envs.reset(seed=seed)
+    obs, _ = envs.reset(seed=seed)
     to_env = env_action(envs.single_action_space)
     returns = np.zeros(envs.num_envs)
     lengths = np.zeros(envs.num_envs, dtype=np.int64)
@@ -54,7 +56,7 @@ def evaluate(envs, policy: Policy, seed: int, stop: Callable[[], bool] = never) 
     while running.any():
         if stop():
             return None
-        obs, reward, terminated, truncated, info = envs.step(to_env(policy(obs, info.get(KEY))))
+        obs, reward, terminated, truncated, _ = envs.step(to_env(policy(obs)))
         returns += reward * running
         lengths += running
         running &= ~(terminated | truncated)
@@ -66,31 +68,57 @@ def eval_seed(seed: int, evaluation: int) -> int:
     return seed + EVAL_SEED_OFFSET + evaluation
 
 
-def evaluation(module: Any, envs, stop: Callable[[], bool] = never) -> dict[str, float] | None:
-    """One evaluation of ``module``'s network now: its env steps and training seconds so far, and the
-    mean and std of the returns; None if ``stop()`` cut it short."""
-    result = evaluate(
-        envs, greedy(module.net, module.device), eval_seed(module.cfg["seed"], len(module.progress.evals)), stop
-    )
-    if result is None:
-        return None
-    returns, _ = result
-    return {
-        "env_steps": module.progress.env_steps,
-        "wall_seconds": module.wall_seconds(),  # evaluations included
-        "return_mean": float(returns.mean()),
-        "return_std": float(returns.std()),
-        **per_agent(returns, getattr(envs, "agents", None)),
-    }
+class Evaluation:
+    """A run's greedy evaluations of ``spec``'s env, and what they keep between them (the weights the
+    game's ``previous`` opponent plays with: part of the checkpoint, so a resumed run meets the same one)."""
 
+    def __init__(self, spec: EnvSpec, seed: int):
+        self.spec, self.seed = spec, seed
+        self.previous: dict[str, torch.Tensor] | None = None
 
-def per_agent(returns: np.ndarray, agents: list[str] | None) -> dict[str, float]:
-    """With many agents (rows copy-major, ``rlfw.env.agents``), the team's return (the sum of a copy's
-    agents') and each agent's, as means over the copies; nothing for one agent."""
-    if not agents or len(agents) < 2:
-        return {}
-    by_copy = returns.reshape(-1, len(agents))
-    return {
-        "team_return_mean": float(by_copy.sum(1).mean()),
-        **{f"return_mean_{agent}": float(by_copy[:, i].mean()) for i, agent in enumerate(agents)},
-    }
+    def run(self, module: Any, envs, stop: Callable[[], bool] = never) -> dict[str, float] | None:
+        """One evaluation of ``module``'s network now: its env steps and training seconds so far, and the
+        mean and std of the returns, with what the spec's measure adds; None if ``stop()`` cut it short."""
+        seed = eval_seed(self.seed, len(module.progress.evals))
+        measure = self._games if self.spec.evaluation == "games" else self._returns
+        result = measure(module.net, module.device, envs, seed, stop)
+        if result is None:
+            return None
+        return {"env_steps": module.progress.env_steps, "wall_seconds": module.wall_seconds(), **result}
+
+    def _returns(self, net, device, envs, seed: int, stop: Callable[[], bool]) -> dict[str, float] | None:
+        played = evaluate(envs, greedy(net, device), seed, stop)
+        if played is None:
+            return None
+        returns = played[0]
+        return {
+            "return_mean": float(returns.mean()),
+            "return_std": float(returns.std()),
+            **self.spec.breakdown(returns),
+        }
+
+    def _games(self, net, device, envs, seed: int, stop: Callable[[], bool]) -> dict[str, float] | None:
+        """Against a uniform random player and against the policy as it was at the evaluation before (its
+        initial weights at the first); the return is the mean result against the random player."""
+        previous = copy.deepcopy(net)
+        if self.previous is not None:
+            previous.load_state_dict(self.previous)
+        rng = np.random.default_rng(seed)
+        rates = games.results(
+            envs,
+            self.spec.agents,
+            lambda e, p, s: evaluate(e, p, s, stop),
+            lambda: greedy(net, device),
+            {"random": lambda: games.random_player(rng, self.spec), "previous": lambda: greedy(previous, device)},
+            seed,
+        )
+        if rates is None:  # stopped: the resumed run redoes this evaluation against the same previous
+            return None
+        self.previous = copy.deepcopy(net.state_dict())
+        return {**games.summary(rates, self.spec.agents), **rates}
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"previous": self.previous}
+
+    def load_state_dict(self, state: dict[str, Any] | None) -> None:
+        self.previous = None if state is None else state["previous"]

@@ -62,14 +62,11 @@ def train_row(module: Any) -> dict[str, float]:
     if module.cfg["on_nonfinite"] == "skip":
         row["train/nonfinite_skips"] = module.progress.nonfinite_skips
     row["train/lr"] = module.trainer.optimizers[0].param_groups[0]["lr"]
-    if hasattr(module.explore, "epsilon"):
-        row["train/epsilon"] = module.explore.epsilon(module.progress.env_steps)
-    collector = module.collector
-    if collector is not None and collector.recent_returns:
-        returns, lengths = collector.recent()
+    row.update({f"train/{k}": v for k, v in module.explore.schedule(module.progress.env_steps).items()})
+    returns, lengths = module.stream.recent()
+    if returns:
         row["train/episode_return"] = float(np.mean(returns))
         row["train/episode_length"] = float(np.mean(lengths))
     row["time/steps_per_s"] = module.steps_per_second()
-    if collector is not None:
-        row.update({f"time/{phase}_s": s for phase, s in collector.timings.seconds().items()})
+    row.update({f"time/{phase}_s": s for phase, s in module.stream.timings.seconds().items()})
     return row

@@ -1,7 +1,7 @@
 """``RLModule``: the one LightningModule every algorithm runs in.
 
-It builds the parts, hands Lightning the experience stream as its train dataloader
-(``rlfw/run/experience.py``: steps the envs with the live policy until the replay strategy is ready,
+It builds the parts, hands Lightning the run's stream as its train dataloader
+(``rlfw/run/stream.py``: steps the envs with the live policy until the replay strategy is ready,
 then yields its batches) and trains on each batch with one call of ``rlfw.run.update.update``, which
 does the whole update itself (manual optimization: Lightning runs the loop, the precision context,
 ``manual_backward`` and ddp's gradient sync).
@@ -20,14 +20,14 @@ from torch.utils.data import DataLoader, IterableDataset
 
 from rlfw.batch import Batch, to_device
 from rlfw.config.build import Parts, build_parts
-from rlfw.run.collector import Collector
 from rlfw.run.compiled import compile_parts
-from rlfw.run.experience import experience
 from rlfw.run.metrics import IntervalMean, train_row
 from rlfw.run.nonfinite import NonFiniteGuard
 from rlfw.run.ranks import any_rank, rank_and_world
 from rlfw.run.stopping import StopSignals
+from rlfw.run.stream import Stream
 from rlfw.run.update import Learner, update
+from rlfw.state.hooks import run_callbacks
 from rlfw.state.progress import RunProgress
 from rlfw.state.resume import Resume
 
@@ -35,11 +35,11 @@ log = logging.getLogger("rlfw")
 
 
 class _Stream(IterableDataset):
-    def __init__(self, module: RLModule):
-        self.module = module
+    def __init__(self, stream: Stream):
+        self.stream = stream
 
     def __iter__(self) -> Iterator[Batch]:
-        return self.module.experience()
+        return iter(self.stream)
 
 
 class RLModule(pl.LightningModule):
@@ -57,8 +57,9 @@ class RLModule(pl.LightningModule):
         )
         self.net, self.target_net, self.loss_fn = parts.net, parts.target_net, parts.loss
         self.total_env_steps = cfg["total_env_steps"]
-        self.progress = RunProgress(next_eval=cfg["eval"]["every"])
-        self.collector: Collector | None = None
+        self.progress = RunProgress(next_eval=cfg["eval"]["every"])  # the run's clock and counters
+        self.replay.clock = self.progress
+        self.stream = Stream(self)  # the envs, the collector, the timings and the evaluation state
         self.learner: Learner | None = None  # made once the optimizer exists (on_train_start)
         self.interval = IntervalMean()  # train terms since the last metrics row
         self.resume = resume  # the checkpoint this run goes on from
@@ -67,7 +68,7 @@ class RLModule(pl.LightningModule):
 
     # -- Lightning hooks -------------------------------------------------------------------------
     def train_dataloader(self) -> DataLoader:
-        return DataLoader(_Stream(self), batch_size=None, num_workers=0)
+        return DataLoader(_Stream(self.stream), batch_size=None, num_workers=0)
 
     def configure_optimizers(self):
         mixed = str(self.trainer.precision).endswith("-mixed")
@@ -112,7 +113,7 @@ class RLModule(pl.LightningModule):
         elif result.stepped:
             self.progress.updates += 1
         if self.loggers:
-            scalars = {k: v for k, v in result.terms.items() if v.ndim == 0 and k != "stop_epochs"}
+            scalars = {k: v for k, v in result.terms.items() if v.ndim == 0}
             self.interval.add({"loss": result.loss, **scalars})
             if self.interval.count >= self.cfg["log_every"]:
                 self._log_train_row()
@@ -124,10 +125,7 @@ class RLModule(pl.LightningModule):
     def _guard(self) -> NonFiniteGuard:
         return next(c for c in self.trainer.callbacks if isinstance(c, NonFiniteGuard))  # type: ignore[attr-defined]
 
-    # -- the experience stream (rlfw/run/experience.py) and its safe points --------------------------
-    def experience(self) -> Iterator[Batch]:
-        return experience(self)
-
+    # -- the stream's safe points ------------------------------------------------------------------
     def safe_point(self) -> bool:
         """Between update phases: checkpoint callbacks save when due; True when a stop signal asked
         the run to end here (they have saved then)."""
@@ -135,9 +133,8 @@ class RLModule(pl.LightningModule):
             self.stop.agree(any_rank(self, self.stop.received))
         stopping = self.stop_requested()
         if self._trainer is not None:
-            for callback in self.trainer.callbacks:  # type: ignore[attr-defined]  # set in Trainer.__init__
-                if hasattr(callback, "on_safe_point"):
-                    callback.on_safe_point(self.trainer, self, stopping)
+            for callback in run_callbacks(self.trainer):
+                callback.on_safe_point(self.trainer, self, stopping)
         return stopping
 
     def stop_requested(self) -> bool:

@@ -23,11 +23,12 @@ import lightning.pytorch as pl
 from rlfw.errors import NonFiniteError
 from rlfw.run.update import first_nonfinite
 from rlfw.state.checkpoint import Checkpoints
+from rlfw.state.hooks import RunCallback
 
 log = logging.getLogger("rlfw")
 
 
-class NonFiniteGuard(pl.Callback):
+class NonFiniteGuard(RunCallback):
     def __init__(self, mode: str, checkpoints: Checkpoints):
         self.mode, self.checkpoints = mode, checkpoints
 

@@ -32,7 +32,7 @@ class Progress:
         if now < self.next_report:
             return
         self.next_report = now + self.every_s
-        recent = module.collector.recent()[0] if module.collector else ()
+        recent = module.stream.recent()[0]
         episode = f"{np.mean(recent):.1f}" if recent else "n/a"
         last_eval = f"{module.progress.evals[-1]['return_mean']:.1f}" if module.progress.evals else "n/a"
         if self.bar is not None:

@@ -37,7 +37,7 @@ log = logging.getLogger("rlfw")
 
 def make_trainer(cfg: dict[str, Any], run_dir: Path, loggers: list[pl.loggers.Logger]) -> pl.Trainer:
     checkpoints = Checkpoints(run_dir / "checkpoints", **cfg["checkpoint"])
-    callbacks = [NonFiniteGuard(cfg["on_nonfinite"], checkpoints), checkpoints]  # parameters checked before a save
+    callbacks: list[pl.Callback] = [NonFiniteGuard(cfg["on_nonfinite"], checkpoints), checkpoints]  # guard first
     flags = lightning_flags(cfg["trainer"])
     return pl.Trainer(**RUN_CONTROL, logger=loggers, callbacks=callbacks, default_root_dir=run_dir, **flags)
 
@@ -119,6 +119,8 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     )
     if job.untuned is not None:
         log.info(job.untuned)
+    for note in parts.env.notes:
+        log.info(note)
     for precision in precisions(parts.net):
         (log.warning if emulated(parts.net) else log.info)(precision)
     slow = emulated_bf16(str(trainer.precision), trainer.strategy.root_device.type)
@@ -144,6 +146,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         video = record(parts.env, greedy(module.net, module.device), run_dir / "eval.mp4", eval_seed(cfg["seed"], 0))
         log.info("video of one greedy evaluation episode: %s", video)
     final = module.progress.evals[-1]
+    recent = module.stream.recent(100)[0]
     summary = {
         "algo": names["algo"],
         "env": parts.env.spec.id,
@@ -156,15 +159,13 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         "best_eval_return_mean": max(returns),
         "mean_eval_return": mean_return,
         # CleanRL's measure: the mean return of the last 100 training episodes (raw rewards)
-        "train_episode_return_last_100": float(np.mean(module.collector.recent_returns))
-        if module.collector and module.collector.recent_returns
-        else None,
+        "train_episode_return_last_100": float(np.mean(recent)) if recent else None,
         "solved": module.progress.solved,
         "env_steps": module.progress.env_steps,
         "updates": module.progress.updates,
         "wall_seconds": wall,
         "steps_per_second": module.progress.env_steps / wall,
-        "time_seconds": module.collector.timings.seconds() if module.collector else None,  # this process's
+        "time_seconds": module.stream.timings.seconds(),  # this process's
         "evals": module.progress.evals,
         "versions": {
             "rlfw": version("rlfw"),
@@ -185,6 +186,5 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         wall,
         summary["steps_per_second"],
     )
-    if module.collector:
-        log.info("time: %s", module.collector.timings.line())
+    log.info("time: %s", module.stream.timings.line())
     return summary

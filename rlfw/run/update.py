@@ -47,7 +47,7 @@ class Learner:
     optimizer: torch.optim.Optimizer
     scheduler: torch.optim.lr_scheduler.LRScheduler | None
     backward: Callable[[torch.Tensor], None]  # Lightning's manual_backward
-    feedback: Callable[[Batch, dict[str, torch.Tensor]], None]  # the replay's (priorities, PPO's early stop)
+    feedback: Callable[[Batch], None]  # the replay's: it hears the loss's signals (priorities, PPO's early stop)
     scaler: torch.amp.GradScaler | None = None  # 16-mixed's loss scaling
     clip: float | None = None  # trainer.gradient_clip_val
     clip_by_value: bool = False  # trainer.gradient_clip_algorithm=value
@@ -75,7 +75,7 @@ def update(learner: Learner, batch: Batch, number: int) -> UpdateResult:
     terms = learner.loss(batch, unrolled(learner.net, batch), learner.target_net)  # a recurrent net over its columns
     loss = sum(v for k, v in terms.items() if k.startswith("loss_"))
     assert isinstance(loss, torch.Tensor), "a loss head returns at least one loss_* term"
-    learner.feedback(batch, terms)
+    learner.feedback(batch)
     learner.backward(loss / learner.accumulate)
     learner.finite = learner.finite.to(loss.device) & torch.isfinite(loss.detach())
     learner.losses = {k: v for k, v in terms.items() if k.startswith("loss_")}

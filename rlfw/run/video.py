@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 
-from rlfw.env.masks import KEY
 from rlfw.env.spec import env_action
 from rlfw.run.evaluate import Policy
 
@@ -21,12 +20,11 @@ def record(env, policy: Policy, path: Path, seed: int) -> Path:
     import cv2  # only when a video is asked for: not on every run's start-up
 
     single, fps = env.render_env()
-    obs, info = single.reset(seed=seed)
+    obs, _ = single.reset(seed=seed)
     frames, done, to_env = [single.render()], False, env_action(single.action_space)
     while not done:
-        mask = info.get(KEY)  # the env's action mask, where it gives one
-        action = policy(np.asarray(obs)[None], None if mask is None else mask[None])[0]
-        obs, _, terminated, truncated, info = single.step(to_env(action))
+        action = policy(np.asarray(obs)[None])[0]
+        obs, _, terminated, truncated, _ = single.step(to_env(action))
         frames.append(single.render())
         done = terminated or truncated
     single.close()

@@ -27,6 +27,7 @@ import lightning.pytorch as pl
 import torch
 
 from rlfw.errors import RunError
+from rlfw.state.hooks import RunCallback, run_callbacks
 from rlfw.state.names import BEST, LAST
 from rlfw.state.run_state import rank_state, run_state
 
@@ -47,7 +48,7 @@ def write_atomic(obj: Any, path: Path) -> None:
     os.replace(partial, path)
 
 
-class Checkpoints(pl.Callback):
+class Checkpoints(RunCallback):
     def __init__(self, dirpath: Path, every: int | None, every_s: float | None, keep: int):
         self.dir = Path(dirpath)
         self.every, self.every_s, self.keep = every, every_s, keep
@@ -97,9 +98,8 @@ class Checkpoints(pl.Callback):
         self.saved_env_steps, self.saved_time = module.progress.env_steps, time.monotonic()
         if self.saved_at == (module.progress.env_steps, len(module.progress.evals)):
             return None  # saved already (a stop signal at the end)
-        for callback in trainer.callbacks:  # type: ignore[attr-defined]  # set in Trainer.__init__
-            if hasattr(callback, "on_before_checkpoint"):
-                callback.on_before_checkpoint(trainer, module)
+        for callback in run_callbacks(trainer):
+            callback.on_before_checkpoint(trainer, module)
         self.saved_at = (module.progress.env_steps, len(module.progress.evals))
         path = self.dir / f"env_steps={module.progress.env_steps:012d}.ckpt"
         ranks = [rank_file(path, r) for r in range(1, trainer.world_size)]
@@ -113,10 +113,9 @@ class Checkpoints(pl.Callback):
             return None
         for logger in trainer.loggers:
             logger.save()  # the metric rows the checkpoint counts are on disk before it
-        replay = path.with_suffix(".replay") if hasattr(module.replay, "state_dict") else None
-        run = {**run_state(module), "replay_file": replay and replay.name, "rank_files": ranks}
-        # a replay plugin without state_dict: its checkpoints cannot be resumed
-        self.write(*([(module.replay.state_dict(), replay)] if replay is not None else []), (run, path))
+        replay = path.with_suffix(".replay")
+        run = {**run_state(module), "replay_file": replay.name, "rank_files": ranks}
+        self.write((module.replay.state_dict(), replay), (run, path))
         try:
             self._link_last(path)
             self._rotate()

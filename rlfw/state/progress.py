@@ -1,16 +1,18 @@
 """The run's counters as one value: what the experience stream advances, the metrics report and a
-checkpoint keeps (``rlfw.state.run_state``)."""
+checkpoint keeps (``rlfw.state.run_state``). It is the run's clock (``rlfw.clock``): every part reads
+its ``env_steps``."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from rlfw.clock import Clock
+
 
 @dataclass
-class RunProgress:
-    next_eval: int  # the env step of the next greedy evaluation
-    env_steps: int = 0  # summed over envs (and ddp ranks)
+class RunProgress(Clock):
+    next_eval: int = 0  # the env step of the next greedy evaluation
     updates: int = 0  # optimizer steps applied
     evals: list[dict[str, float]] = field(default_factory=list)  # env_steps, wall_seconds, return_mean, return_std
     solved: bool = False  # an evaluation reached env.solved_return (stop_when_solved)

@@ -3,8 +3,8 @@
 Tensors and plain containers only, so checkpoints load with ``torch.load(weights_only=True)``:
 the networks and target, the optimizer and LR schedule, the counters (env steps, updates, the next
 evaluation, metric rows written), the evaluations so far, the train terms averaged since the last
-metric row, the collector (its envs where they can be restored, the observation it acts on next,
-episode statistics), every random generator, and stateful explore and target plugins. The replay's
+metric row, the stream (its envs where they can be restored, a league's past versions, the observation
+it acts on next, episode statistics, the evaluation's previous opponent), every random generator, and stateful explore and target plugins. The replay's
 contents go to their own file beside the checkpoint (``rlfw.state.checkpoint``).
 """
 
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+
+import lightning.pytorch as pl
 
 from rlfw.plugins import distribution
 from rlfw.registry import chosen
@@ -28,7 +30,7 @@ def _plugins(module) -> dict[str, Any]:
 def run_state(module) -> dict[str, Any]:
     trainer = module.trainer
     schedulers = trainer.lr_scheduler_configs
-    wandb = [logger.experiment.id for logger in trainer.loggers if hasattr(logger, "finish")]
+    wandb = [logger.experiment.id for logger in trainer.loggers if isinstance(logger, pl.loggers.WandbLogger)]
     return {
         "rlfw_checkpoint": FORMAT,
         "config": module.cfg,
@@ -50,8 +52,8 @@ def run_state(module) -> dict[str, Any]:
 def _own(module) -> dict[str, Any]:
     """The part of the run state each rank of a ddp run has of its own: its envs, explore state, generators."""
     return {
-        "collector": module.collector.state_dict(),
-        "plugins": {k: p.state_dict() for k, p in _plugins(module).items() if hasattr(p, "state_dict")},
+        "collector": module.stream.state_dict(),
+        "plugins": {k: p.state_dict() for k, p in _plugins(module).items()},
         "rng": rng_state(),
     }
 
@@ -60,7 +62,7 @@ def rank_state(module) -> dict[str, Any]:
     """What differs between the ranks of a ddp run (``trainer.strategy=ddp``): ``_own`` and the replay
     its envs filled. Ranks > 0 write it beside rank 0's checkpoint, which holds the rest (networks,
     optimizer, counters: the same on every rank)."""
-    return {**_own(module), "replay": module.replay.state_dict() if hasattr(module.replay, "state_dict") else None}
+    return {**_own(module), "replay": module.replay.state_dict()}
 
 
 def restore_run(module, state: dict[str, Any], replay: dict[str, Any]) -> None:
@@ -75,7 +77,7 @@ def restore_run(module, state: dict[str, Any], replay: dict[str, Any]) -> None:
     module.interval.load_state_dict(run["interval"])
     module.resume_clock(run["wall_seconds"])
     module.replay.load_state_dict(replay)
-    module.collector.load_state_dict(state["collector"])  # after the replay: envs not saved end its episodes
+    module.stream.load_state_dict(state["collector"])  # after the replay: envs not saved end its episodes
     for name, plugin in _plugins(module).items():
         if name in state["plugins"]:
             plugin.load_state_dict(state["plugins"][name])

@@ -12,9 +12,17 @@ from pettingzoo import ParallelEnv
 class Counters(ParallelEnv):
     metadata = {"name": "counters_v0"}  # noqa: RUF012  (PettingZoo's class attribute)
 
-    def __init__(self, agents: int = 2, n: int = 4, length: int = 3, leave: bool = False, masks: str = "obs"):
+    def __init__(
+        self,
+        agents: int = 2,
+        n: int = 4,
+        length: int = 3,
+        leave: bool = False,
+        masks: str = "obs",
+        global_state: bool = False,
+    ):
         self.possible_agents = [f"agent_{i}" for i in range(agents)]
-        self.n, self.length, self.leave, self.masks = n, length, leave, masks
+        self.n, self.length, self.leave, self.masks, self.global_state = n, length, leave, masks, global_state
 
     @functools.cache  # noqa: B019  (PettingZoo's own idiom: one space object per agent)
     def observation_space(self, agent):
@@ -45,6 +53,13 @@ class Counters(ParallelEnv):
         terminations = {a: False for a in self.agents}
         self.agents = [a for a in self.agents if not truncations[a]]
         return obs, rewards, terminations, truncations, infos
+
+    def state(self):
+        """With ``global_state``, every agent's counter (0 for one that left); else none, as PettingZoo's
+        envs without a global state."""
+        if not self.global_state:
+            raise NotImplementedError("no global state")
+        return np.array([self.counters.get(a, 0) for a in self.possible_agents], np.float32)
 
     def _mask(self, agent):
         mask = np.ones(self.n, dtype=np.int8)

@@ -21,7 +21,7 @@ def test_module_colon_id_imports_the_module_that_registers_the_env():
 
 def test_module_colon_class_registers_an_env_no_package_registers():
     env = GymEnv("tests.env.masked:MaskedIdentity", kwargs={"dim": 6, "n_invalid": 3})
-    assert env.id == "MaskedIdentity" and env.spec.num_actions == 6 and env.spec.masked
+    assert env.id == "MaskedIdentity" and env.spec.num_actions == 6 and env.spec.mask is not None
 
 
 def test_env_imports_register_the_env_first():

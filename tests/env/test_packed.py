@@ -21,12 +21,13 @@ class DictEnv(gym.Env):
     """A 7x7x3 uint8 image, a Discrete(4) direction, a float vector and a text mission: MiniGrid's keys
     and one more. Reward 1 for the action equal to the direction modulo 3; 20 steps an episode."""
 
-    def __init__(self, vector: bool = True):
+    def __init__(self, vector: bool = True, names: dict[str, str] | None = None):
+        self.names = {k: k for k in ("image", "direction", "speed", "mission")} | (names or {})
         spaces = {"image": IMAGE, "direction": gym.spaces.Discrete(4)}
         if vector:
             spaces["speed"] = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
         spaces["mission"] = gym.spaces.Text(20)
-        self.observation_space = gym.spaces.Dict(spaces)
+        self.observation_space = gym.spaces.Dict({self.names[k]: v for k, v in spaces.items()})
         self.action_space = gym.spaces.Discrete(3)
 
     def reset(self, seed=None, options=None):
@@ -42,13 +43,16 @@ class DictEnv(gym.Env):
     def _obs(self):
         self.direction = int(self.np_random.integers(4))
         obs = {"image": self.np_random.integers(0, 11, (7, 7, 3), dtype=np.uint8), "direction": self.direction}
-        if "speed" in self.observation_space.spaces:
+        if self.names["speed"] in self.observation_space.spaces:
             obs["speed"] = self.np_random.uniform(-1, 1, 2).astype(np.float32)
-        return {**obs, "mission": "go"}
+        return {self.names[k]: v for k, v in {**obs, "mission": "go"}.items()}
 
 
+# keys named like a torch container's methods, with dots and dashes: a user may name them anything
+ODD = {"image": "type", "direction": "values", "speed": "items.a-b", "mission": "forward"}
 gym.register("RlfwTest/Dict-v0", entry_point=DictEnv)
 gym.register("RlfwTest/DictBytes-v0", entry_point=DictEnv, kwargs={"vector": False})
+gym.register("RlfwTest/OddKeys-v0", entry_point=DictEnv, kwargs={"names": ODD})
 
 
 def test_each_key_has_its_place_and_text_is_left_out():
@@ -78,7 +82,8 @@ def test_the_multi_encoder_reads_each_key_with_its_reader():
     spec = GymEnv("RlfwTest/Dict-v0").spec
     net = build_network({"encoder": {"name": "mlp", "hidden": [32], "activation": "tanh"}, "head": {"name": "q"}}, spec)
     encoder = next(m for m in net.modules() if isinstance(m, Multi))  # chosen by itself for a Dict
-    image, direction, speed = encoder.readers["image"], encoder.readers["direction"], encoder.readers["speed"]
+    assert [p.key for p in encoder.parts] == ["direction", "image", "speed"]  # the readers in the parts' order
+    direction, image, speed = encoder.readers
     assert image.channels_last and image.shape == (3, 7, 7) and image.cnn.convs[0].kernel_size == (2, 2)
     assert direction.out_dim == 4 and speed.out_dim == 2 and encoder.out_dim == 32
     x = torch.zeros(1, 150)
@@ -91,8 +96,11 @@ def test_a_key_the_encoder_options_name_that_the_env_lacks_is_named():
     spec = GymEnv("RlfwTest/Dict-v0").spec
     with pytest.raises(ConfigError, match=r"network.encoder.keys: colour not among .* it has direction, image, speed"):
         Multi(spec, keys={"colour": {"scale": 10}})
-    with pytest.raises(ConfigError, match=r"network.encoder.keys.direction=.*a discrete key takes no scale"):
+    with pytest.raises(ConfigError, match=r"network.encoder.keys.direction.scale: unknown key.*valid keys: skip"):
         Multi(spec, keys={"direction": {"scale": 10}})
+    for scale, why in ((-1, r"scale=-1: .* > 0"), ("abc", r"scale='abc': expected float")):
+        with pytest.raises(ConfigError, match=rf"^network.encoder.keys.image.{why}"):
+            Multi(spec, keys={"image": {"scale": scale}})
 
 
 def test_an_image_key_too_small_for_its_cnn_is_named_by_its_key():
@@ -118,3 +126,22 @@ def test_ppo_learns_a_dict_env_and_predicts_from_its_dict_observations(tmp_path)
     assert action in (0, 1, 2)
     with pytest.raises(ValueError, match="predict: the observation lacks speed"):
         agent.predict({k: v for k, v in obs.items() if k != "speed"})
+
+
+def test_keys_of_any_name_train_resume_load_and_export(tmp_path):
+    """Keys named ``type``, ``values``, ``items.a-b`` (a torch container's methods, a dot and a dash) go
+    through the multi encoder, the rollout, a checkpoint and a resume from it, ``rlfw.load`` with a Dict
+    and both export formats."""
+    from rlfw.agent.export import export
+
+    common = ["algo=ppo", "env=gym", "env.id=RlfwTest/OddKeys-v0", "total_env_steps=2048", "replay.num_steps=64"]
+    run(tmp_path / "first", *common, "eval.every=1024", "checkpoint.every=1024")
+    middle = sorted((tmp_path / "first" / "checkpoints").glob("env_steps=*.ckpt"))[0]
+    summary = run(tmp_path / "resumed", *common, "eval.every=1024", f"resume='{middle}'")
+    assert summary["env_steps"] == 2048
+    agent = rlfw.load(tmp_path / "resumed")
+    assert [p.key for p in agent.spec.parts] == ["items.a-b", "type", "values"]
+    obs, _ = DictEnv(names=ODD).reset(seed=0)
+    assert agent.predict(obs)[0] in (0, 1, 2)
+    for fmt, suffix in (("torchscript", ".pt"), ("onnx", ".onnx")):
+        export(agent, fmt, tmp_path / f"policy{suffix}")  # checks the file's actions against the agent's

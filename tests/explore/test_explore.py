@@ -7,6 +7,7 @@ from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.explore.greedy import Greedy
 from rlfw.explore.outputs import Outputs
 from rlfw.explore.sample import Sample
+from rlfw.network.head.contract import NetworkHead
 from rlfw.network.head.formulas import Categorical as Formula
 
 
@@ -24,15 +25,18 @@ def test_epsilon_greedy_explores_at_the_scheduled_rate():
     assert np.all(EpsilonGreedy(0.0, 0.0, 1).act(of({"q": q}), 0)[0] == 1)
 
 
-class Fixed:
-    """Stands for a head: gives ``out`` for any observations; greedy on ``q`` or ``logits``, and a
-    Categorical policy over ``logits``."""
+class Fixed(NetworkHead):
+    """Stands for a head: gives ``out`` for any observations (its scores closed where the observations'
+    columns ``mask_columns`` close actions); greedy on ``q`` or ``logits``, and a Categorical policy over
+    ``logits``."""
 
-    def __init__(self, out: dict[str, torch.Tensor]):
-        self.out = out
+    def __init__(self, out: dict[str, torch.Tensor], mask_columns: tuple[int, int] | None = None):
+        super().__init__()
+        self.out, self.mask_columns = out, mask_columns
+        self.scores = "q" if "q" in out else "logits" if "logits" in out else None
 
-    def __call__(self, obs) -> dict[str, torch.Tensor]:
-        return self.out
+    def forward(self, obs) -> dict[str, torch.Tensor]:
+        return self.open_to(self.out, obs) if obs is not None else self.out
 
     def mode(self, out):
         return (out["q"] if "q" in out else out["logits"]).argmax(dim=1)

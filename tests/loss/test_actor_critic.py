@@ -63,9 +63,11 @@ def test_value_clipping_is_pessimistic():
 
 def test_target_kl_flags_the_early_stop():
     net, batch = net_and_batch()
-    assert "stop_epochs" not in PPOLoss()(batch, net)
+    terms = PPOLoss()(batch, net)
+    assert "stop_epochs" not in batch.signals and "stop_epochs" not in terms
     batch["logp"] = batch.logp - 0.5
-    assert bool(PPOLoss(target_kl=0.01)(batch, net)["stop_epochs"])
+    terms = PPOLoss(target_kl=0.01)(batch, net)
+    assert bool(batch.signals["stop_epochs"]) and "stop_epochs" not in terms  # a signal, not a term
 
 
 def test_entropy_term_is_minus_ent_coef_times_entropy():
@@ -75,16 +77,17 @@ def test_entropy_term_is_minus_ent_coef_times_entropy():
     assert out["entropy"] > 0
 
 
-def test_rows_that_wait_their_turn_are_out_of_the_policy_terms():
-    """A row whose mask closes every action (a turn-based game's waiting seat) made no choice: PPO and A2C
-    give the terms of the rows that chose, as if the waiting rows were not in the batch."""
+def test_rows_that_do_not_act_are_out_of_the_policy_terms():
+    """A row that did not act (the batch's ``acting``: a turn-based game's seat off its turn, an agent that
+    left) made no choice: PPO and A2C give the terms of the rows that acted, as if the others were not in
+    the batch."""
     net, batch = net_and_batch()
     batch["logp"] = batch.logp - 0.1  # ratio != 1: the metrics are not constants
-    mask = torch.ones(16, 4, dtype=torch.bool)
-    mask[8:] = False  # rows 8.. wait
+    acting = torch.ones(16, dtype=torch.bool)
+    acting[8:] = False  # rows 8.. do not act
     chose = Batch({k: v[:8] for k, v in batch.items()})
     for loss in (PPOLoss(ent_coef=0.01), A2CLoss(ent_coef=0.01)):
-        whole = loss(Batch(batch, mask=mask), net)
+        whole = loss(Batch(batch, acting=acting), net)
         alone = loss(chose, net)
         assert set(whole) == set(alone)
         for term in alone:

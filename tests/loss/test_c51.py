@@ -102,5 +102,5 @@ def test_priorities_are_the_kl_divergence_and_zero_where_the_prediction_is_the_t
         m = C51Loss().projected_target(data, online, target)
         log_p = online(data.obs)["log_pmf"][torch.arange(len(m)), data.action.long()]
     kl = (m * (m.clamp(min=1e-12).log() - log_p)).sum(1)
-    torch.testing.assert_close(out["td_error"], kl)
-    assert (out["td_error"] >= -1e-6).all()
+    torch.testing.assert_close(data.signals["td_error"], kl)
+    assert (data.signals["td_error"] >= -1e-6).all() and "td_error" not in out

@@ -18,7 +18,9 @@ def test_online_net_picks_target_net_evaluates():
         terminated=torch.tensor([False]),
         discount=torch.tensor([0.5]),
     )
-    double = DoubleDQNLoss(td_loss="mse")(b, online, target)["td_error"]
-    plain = DQNLoss(td_loss="mse")(b, online, target)["td_error"]
+    DoubleDQNLoss(td_loss="mse")(b, online, target)
+    double = b.signals["td_error"]
+    DQNLoss(td_loss="mse")(b, online, target)
+    plain = b.signals["td_error"]
     torch.testing.assert_close(double, torch.tensor([0.0 - (1.0 + 0.5 * 2.0)]))  # Q_target(s', argmax online = 0)
     torch.testing.assert_close(plain, torch.tensor([0.0 - (1.0 + 0.5 * 8.0)]))  # max_a' Q_target(s', a')

@@ -42,10 +42,12 @@ def test_only_q_of_the_taken_action_gets_gradient():
 
 def test_td_target_value_and_mse_gradient():
     online, target = nets()
-    out = DQNLoss(td_loss="mse")(batch(), online, target)
+    b = batch()
+    out = DQNLoss(td_loss="mse")(b, online, target)
     y = torch.tensor([1.0 + 0.9 * 7.0, 2.0 + 0.9 * 7.0])
     q = torch.tensor([2.0, 3.0])
-    torch.testing.assert_close(out["td_error"], q - y)
+    torch.testing.assert_close(b.signals["td_error"], q - y)  # the priorities' signal, apart from the terms
+    assert set(out) == {"loss_td", "q_taken"}
     out["loss_td"].backward()
     torch.testing.assert_close(online.table.grad[[0, 1], [1, 0]], (q - y) / 2)  # d(mean 1/2 td^2)/dq
 
@@ -53,23 +55,26 @@ def test_td_target_value_and_mse_gradient():
 def test_terminal_does_not_bootstrap_truncated_does():
     online, target = nets()
     # A truncated step is not terminal: the replay stores terminated=False for it, so it bootstraps.
-    out = DQNLoss()(batch(terminated=torch.tensor([True, False])), online, target)
+    b = batch(terminated=torch.tensor([True, False]))
+    DQNLoss()(b, online, target)
     y = torch.tensor([1.0, 2.0 + 0.9 * 7.0])
-    torch.testing.assert_close(out["td_error"], torch.tensor([2.0, 3.0]) - y)
+    torch.testing.assert_close(b.signals["td_error"], torch.tensor([2.0, 3.0]) - y)
 
 
 def test_clip_delta_clips_each_samples_gradient():
     online, target = nets()
     loss = DQNLoss(td_loss="huber", clip_delta=1.5)
-    out = loss(batch(), online, target)
+    b = batch()
+    out = loss(b, online, target)
     out["loss_td"].backward()
-    clipped = out["td_error"].clamp(-1.5, 1.5)
+    clipped = b.signals["td_error"].clamp(-1.5, 1.5)
     torch.testing.assert_close(online.table.grad[[0, 1], [1, 0]], clipped / 2)
 
 
 def test_importance_weights_scale_each_sample():
     online, target = nets()
-    out = DQNLoss(td_loss="mse")(batch(weight=torch.tensor([0.5, 0.0])), online, target)
+    b = batch(weight=torch.tensor([0.5, 0.0]))
+    out = DQNLoss(td_loss="mse")(b, online, target)
     out["loss_td"].backward()
     assert online.table.grad[1, 0] == 0  # weight 0: no gradient
-    torch.testing.assert_close(online.table.grad[0, 1], 0.5 * out["td_error"][0] / 2)
+    torch.testing.assert_close(online.table.grad[0, 1], 0.5 * b.signals["td_error"][0] / 2)

@@ -7,9 +7,9 @@ import torch
 from rlfw.batch import Batch
 from rlfw.errors import ConfigError
 from rlfw.loss.vdn import VDNLoss
-from tests.helpers import TableQ, spec
+from tests.helpers import MaskedTable, TableQ, spec
 
-TWO = dataclasses.replace(spec(), agents=2)
+TWO = dataclasses.replace(spec(), agents=("agent_0", "agent_1"))
 
 
 def joint_batch(**kw) -> Batch:
@@ -31,7 +31,7 @@ def test_the_team_q_is_the_sum_of_the_agents_and_its_target_sums_their_max():
     out = VDNLoss(TWO, td_loss="mse")(joint_batch(), online, target)
     q_tot = torch.tensor([2.0 + 3.0, 1.0 + 4.0])  # Q(0, 1) + Q(1, 0); Q(0, 0) + Q(1, 1)
     y = torch.tensor([1.5 + 0.9 * (7.0 + 7.0), 2.0])  # the second step ended: no bootstrap
-    torch.testing.assert_close(out["td_error"], q_tot - y)
+    torch.testing.assert_close(out["loss_td"], (0.5 * (q_tot - y).pow(2)).mean())
     out["loss_td"].backward()
     assert target.table.grad is None
     grad = online.table.grad
@@ -39,10 +39,17 @@ def test_the_team_q_is_the_sum_of_the_agents_and_its_target_sums_their_max():
 
 
 def test_each_agent_s_max_is_over_its_own_open_actions():
-    online = TableQ([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
-    next_mask = torch.tensor([[True, False], [True, True], [True, True], [True, True]])
-    out = VDNLoss(TWO, td_loss="mse")(joint_batch(next_mask=next_mask), online, copy.deepcopy(online))
-    assert float(out["td_error"][0]) == pytest.approx(5.0 - (1.5 + 0.9 * (5.0 + 7.0)))
+    """The observations carry each agent's open actions (the head closes the others): agent 0's best next
+    action is closed, so its max is 5, not 7."""
+    online = MaskedTable([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    states, open_next = joint_batch(), torch.tensor([[1.0, 0.0], [1, 1], [1, 1], [1, 1]])
+    batch = joint_batch(
+        obs=torch.cat([states.obs[:, None].float(), torch.ones(4, 2)], 1),
+        next_obs=torch.cat([states.next_obs[:, None].float(), open_next], 1),
+    )
+    out = VDNLoss(TWO, td_loss="mse")(batch, online, copy.deepcopy(online))
+    team = 5.0 - (1.5 + 0.9 * (5.0 + 7.0))  # the first step's team TD error; the second's: 5 - 2
+    torch.testing.assert_close(out["loss_td"], torch.tensor(0.5 * (team**2 + 3.0**2) / 2))
 
 
 def test_one_agent_is_refused():

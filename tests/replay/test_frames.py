@@ -14,9 +14,8 @@ from rlfw.replay.frames import FrameStore
 from rlfw.replay.prioritized import PrioritizedReplay
 from rlfw.replay.steps import StepStore
 from rlfw.replay.uniform import UniformReplay
-from rlfw.run.collector import Collector
 from tests.env.pixels import FRAME, noise_envs
-from tests.helpers import Both
+from tests.helpers import Both, Stand, collector
 
 
 class RandomActions:
@@ -28,8 +27,7 @@ class RandomActions:
 
 
 def collect(envs, stores, steps: int, actions: int = 2) -> None:
-    collector = Collector(envs, lambda obs: {"obs": obs}, RandomActions(actions), Both(*stores), 0, torch.device("cpu"))
-    collector.collect(steps)
+    collector(envs, Stand(lambda obs: {"obs": obs}), RandomActions(actions), Both(*stores)).collect(steps)
     envs.close()
 
 

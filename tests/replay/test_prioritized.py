@@ -1,5 +1,6 @@
 import torch
 
+from rlfw.clock import Clock
 from rlfw.replay.prioritized import PrioritizedReplay
 from rlfw.replay.sum_tree import SumTree
 from tests.helpers import spec
@@ -47,7 +48,8 @@ def test_priorities_follow_td_errors_and_weights_correct_them():
     for i in range(4):
         r.add(step(i))
     b = r.sample()
-    r.feedback(b, {"td_error": torch.zeros(4)})  # every sampled index gets priority eps
+    b.signal("td_error", torch.zeros(4))
+    r.feedback(b)  # every sampled index gets priority eps
     r.tree.set(torch.tensor([2]), torch.tensor([1.0]))
     b = r.sample()
     assert torch.all(b.index == 2)  # all the mass is on index 2 (up to eps)
@@ -75,9 +77,9 @@ def test_beta_anneals_to_one_over_the_runs_env_steps():
     for i in range(5):
         r.add(step(i, num_envs=2))
     assert r.beta() == 0.4  # it reads the run's clock, which the collector keeps (tests/run/test_collector.py)
-    r.env_steps = 5
+    r.clock = Clock(env_steps=5)
     assert r.beta() == 0.7
-    r.env_steps = 10
+    r.clock = Clock(env_steps=10)
     assert r.beta() == 1.0
 
 

@@ -4,10 +4,11 @@ import torch
 
 from rlfw.batch import standardized
 from rlfw.errors import ConfigError
+from rlfw.network.head.contract import NetworkHead
 from rlfw.replay.rollout import Rollout
 
 
-class ConstantValue(torch.nn.Module):
+class ConstantValue(NetworkHead):
     def __init__(self):
         super().__init__()
         self.unused = torch.nn.Parameter(torch.zeros(1))  # rollout reads the device from the parameters
@@ -69,7 +70,8 @@ def test_feedback_can_stop_the_remaining_epochs():
     seen = 0
     for b in r.batches(ConstantValue()):
         seen += 1
-        r.feedback(b, {"stop_epochs": torch.tensor(seen == 3)})
+        b.signal("stop_epochs", torch.tensor(seen == 3))
+        r.feedback(b)
     assert seen == 3
 
 
@@ -88,8 +90,7 @@ def test_bootstraps_from_the_critic_on_every_next_obs(head):
     from rlfw.config.build import build_parts
     from rlfw.replay.gae import gae
     from rlfw.replay.steps import StepStore
-    from rlfw.run.collector import Collector
-    from tests.helpers import Both, config
+    from tests.helpers import Both, collector, config
 
     cfg = config(
         "algo=ppo",
@@ -104,10 +105,7 @@ def test_bootstraps_from_the_critic_on_every_next_obs(head):
     )
     parts = build_parts(cfg)
     naive = StepStore(64, 8)
-    collector = Collector(
-        parts.env.make(8), parts.net, parts.explore, Both(naive, parts.replay), 0, torch.device("cpu")
-    )
-    collector.collect(64)
+    collector(parts.env.make(8), parts.net, parts.explore, Both(naive, parts.replay), parts.env.spec).collect(64)
     d = naive.data
     assert (
         int(d["terminated"].sum()) >= 5 and int(d["truncated"].sum()) >= 5

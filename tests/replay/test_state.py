@@ -67,5 +67,7 @@ def test_a_restored_replay_samples_what_the_original_samples(cfg, env_spec):
         b = copy.sample()
         assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
         out = {"td_error": torch.randn(len(a.action))}
-        original.feedback(a, out)
-        copy.feedback(b, out)
+        for batch in (a, b):
+            batch.signal("td_error", out["td_error"])
+        original.feedback(a)
+        copy.feedback(b)

@@ -97,7 +97,7 @@ def test_one_step_fast_path_matches_the_general_gather():
 
 
 def test_with_many_agents_each_sample_brings_every_agent_s_row_of_its_step():
-    agents = {**RUN, "spec": dataclasses.replace(spec(obs_dim=1), agents=3)}
+    agents = {**RUN, "spec": dataclasses.replace(spec(obs_dim=1), agents=("a", "b", "c"))}
     r = UniformReplay(**agents, num_envs=6, gamma=0.9, capacity=60, batch_size=4, learning_starts=0)
     for i in range(5):
         s = step(i, num_envs=6)

@@ -16,6 +16,7 @@ import torch
 from rlfw.config.build import build_parts
 from rlfw.config.preflight import composed
 from rlfw.config.trainer import quiet_lightning
+from rlfw.run.collector import Collector
 from rlfw.run.module import RLModule
 from rlfw.run.train import make_trainer
 
@@ -25,13 +26,21 @@ if __name__ == "__main__":
     torch.set_num_threads(1)
     quiet_lightning()
     module = RLModule(cfg, build_parts(cfg))
+    own = [0]  # the env steps of this rank's own envs
+    step = Collector._step
+
+    def counted(collector: Collector) -> None:
+        own[0] += collector.num_envs
+        step(collector)
+
+    Collector._step = counted
     trainer = make_trainer(cfg, out / "run", [pl.loggers.CSVLogger(out / "run", name="", version="")])
     trainer.fit(module)
     torch.save(
         {
             "params": module.net.state_dict(),
             "env_steps": module.progress.env_steps,
-            "own_env_steps": module.collector.env_steps // module.collector.world,
+            "own_env_steps": own[0],
             "updates": module.progress.updates,
             "evals": module.progress.evals,
         },

@@ -12,7 +12,7 @@ from rlfw.env.atari import AtariEnv
 from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.network import build_network
 from rlfw.registry import build
-from rlfw.run.collector import Collector
+from tests.helpers import collector as make
 
 
 def through_a_file(state: dict) -> dict:
@@ -31,7 +31,7 @@ def test_atari_envs_cannot_be_saved_so_a_resume_starts_new_episodes_and_ends_the
     run = {"spec": env.spec, "num_envs": 2, "gamma": 0.99, "total_env_steps": 10_000}
     replay = build("replay", {"name": "uniform", "capacity": 1000, "learning_starts": 50, "n_step": 3}, "replay", **run)
     explore = EpsilonGreedy(start=1.0, end=1.0)  # random actions: the network is never run
-    collector = Collector(env.make(2), None, explore, replay, 0, torch.device("cpu"))
+    collector = make(env.make(2), None, explore, replay, env.spec)
     collector.collect(120)
     state = through_a_file(collector.state_dict())
     assert state["envs"] is None and state["envs_unsaved"]  # why, in words: the warning a resume logs
@@ -41,9 +41,9 @@ def test_atari_envs_cannot_be_saved_so_a_resume_starts_new_episodes_and_ends_the
         "replay", {"name": "uniform", "capacity": 1000, "learning_starts": 50, "n_step": 3}, "replay", **run
     )
     resumed_replay.load_state_dict(saved)
-    resumed = Collector(env.make(2), None, explore, resumed_replay, 7, torch.device("cpu"))
+    resumed = make(env.make(2), None, explore, resumed_replay, env.spec, seed=7)
     resumed.load_state_dict(state)
-    assert resumed.env_steps == collector.env_steps == 240
+    assert collector.clock.env_steps == 240  # the clock is the run's (a checkpoint's RunProgress), not the collector's
     assert list(resumed.recent_returns) == list(collector.recent_returns)
     store = resumed_replay.store
     assert store.data["truncated"][store.pos - 1].all() and store.episode_start.all()
@@ -68,7 +68,7 @@ def test_box_actions_enter_the_env_clipped_and_the_replay_keeps_them_as_sampled(
         def add(self, transition):
             stored.append(transition["action"].copy())
 
-    Collector(envs, net, build("explore", {"name": "sample"}, "explore"), Keep(), 0, torch.device("cpu")).collect(50)
+    make(envs, net, build("explore", {"name": "sample"}, "explore"), Keep(), env.spec).collect(50)
     sampled, entered = np.concatenate(stored), np.concatenate(stepped)
     assert np.abs(sampled).max() > 2  # std e^1.5: many samples fall outside [-2, 2]
     assert np.array_equal(entered, np.clip(sampled, -2, 2))
@@ -81,13 +81,14 @@ def test_prioritized_replay_anneals_beta_over_every_ranks_env_steps():
     run = {"spec": env.spec, "num_envs": 2, "gamma": 0.99, "total_env_steps": 400}
     replay = build("replay", {"name": "prioritized", "capacity": 1000, "learning_starts": 10}, "replay", **run)
     explore = EpsilonGreedy(start=1.0, end=1.0)
-    collector = Collector(env.make(2), None, explore, replay, 0, torch.device("cpu"), world=2)
+    collector = make(env.make(2), None, explore, replay, env.spec, world=2)
+    replay.clock = collector.clock  # the run's one clock (RLModule hands it to the replay)
     collector.collect(1000, limit=400)  # this rank's 200 env steps, and the other rank's 200
-    assert collector.env_steps == 400
+    assert collector.clock.env_steps == 400
     assert replay.beta() == 1.0
 
 
-def test_the_rows_of_agents_that_left_are_stored_waiting_until_their_copy_s_episode_ends():
+def test_the_rows_of_agents_that_left_are_stored_not_acting_until_their_copy_s_episode_ends():
     pytest.importorskip("pettingzoo")
     given = {"name": "pettingzoo", "id": "tests.env.agents:Counters", "kwargs": {"leave": True, "masks": "none"}}
     env = build("env", {**given, "agents_leave": True}, "env")  # 3-step episodes; agent_1 leaves after 2
@@ -98,10 +99,9 @@ def test_the_rows_of_agents_that_left_are_stored_waiting_until_their_copy_s_epis
         def add(self, step):
             stored.append(step)
 
-    collector = Collector(
-        env.make(2), net, build("explore", {"name": "sample"}, "explore"), Keep(), 0, torch.device("cpu")
-    )
+    collector = make(env.make(2), net, build("explore", {"name": "sample"}, "explore"), Keep(), env.spec)
     collector.collect(9)
-    waiting = np.stack([~s["mask"].any(-1) for s in stored])  # [steps, rows]: copy-major, agent_1 in rows 1 and 3
-    assert waiting.tolist() == [[False] * 4, [False] * 4, [False, True, False, True]] * 3
+    idle = np.stack([~s["acting"] for s in stored])  # [steps, rows]: copy-major, agent_1 in rows 1 and 3
+    assert idle.tolist() == [[False] * 4, [False] * 4, [False, True, False, True]] * 3
+    assert all("mask" not in s and "next_mask" not in s for s in stored)  # the env has no masks: none invented
     assert len(collector.recent_returns) == 12  # each agent's episode counted once, agent_1's when it left

@@ -7,9 +7,9 @@ from rlfw.run.progress import Progress
 
 
 def fake_module(env_steps: int) -> SimpleNamespace:
-    collector = SimpleNamespace(recent=lambda: ([10.0, 20.0], [5, 6]))
+    stream = SimpleNamespace(recent=lambda: ([10.0, 20.0], [5, 6]))
     progress = SimpleNamespace(env_steps=env_steps, updates=7, evals=[{"return_mean": 42.0}])
-    return SimpleNamespace(progress=progress, collector=collector, steps_per_second=lambda: 1000.0)
+    return SimpleNamespace(progress=progress, stream=stream, steps_per_second=lambda: 1000.0)
 
 
 def test_live_bar_shows_env_steps_eta_and_returns(capsys):

@@ -24,7 +24,7 @@ def learner(*overrides: str, **options) -> Learner:
         optimizer=parts.optim.build(parts.net, parts.loss),
         scheduler=None,
         backward=torch.Tensor.backward,
-        feedback=lambda batch, terms: None,
+        feedback=lambda batch: None,
         **options,
     )
 

@@ -21,8 +21,10 @@ from rlfw.testing import run
 from tests.helpers import SMALL_SAC, run_printed
 
 # Small runs (a smaller network than the tuned one), each with 3+ checkpoints and evaluations.
+# DQN on Taxi: its open actions ride with the observations through prioritized 3-step replay
 DQN = (
     "algo=dqn",
+    "env=taxi",
     "replay=prioritized",
     "replay.n_step=3",
     "network.encoder.hidden=[64,64]",
@@ -58,6 +60,28 @@ SAC = (
 )
 # a recurrent policy: the collector's per-env states and the rollout's column states travel in the checkpoint
 RECURRENT = ("algo=ppo_lstm", "env=cartpole_novel", "replay.epochs=4", "total_env_steps=8192", "eval.every=2048")
+# many agents as rows, some leaving before the others (their rows do not act), a critic of the global state
+MAPPO = (
+    "algo=mappo",
+    "env=pettingzoo",
+    "env.id=tests.env.agents:Counters",
+    "+env.kwargs.leave=true",
+    "+env.kwargs.global_state=true",
+    "env.agents_leave=true",
+    "total_env_steps=4096",
+    "eval.every=1024",
+)
+# self-play with a league: past versions play seats inside the env's step; the evaluation's previous opponent
+LEAGUE = (
+    "algo=ppo",
+    "env=connect_four",
+    "league.past=0.5",
+    "league.every=512",
+    "replay.num_steps=32",
+    "total_env_steps=4096",
+    "eval.every=1024",
+    "eval.episodes=4",
+)
 COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")  # before each case's: it may set its own
 
 
@@ -115,8 +139,8 @@ def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [RAINBOW, PPO, PIXELS, CONTINUOUS, SAC, RECURRENT],  # DQN's case: the SIGTERM test below
-    ids=["rainbow", "ppo-compiled", "pixels-catch", "continuous-normalized", "sac", "ppo-lstm"],
+    [RAINBOW, PPO, PIXELS, CONTINUOUS, SAC, RECURRENT, MAPPO, LEAGUE],  # DQN's case: the SIGTERM test below
+    ids=["rainbow", "ppo-compiled", "pixels-catch", "continuous-normalized", "sac", "ppo-lstm", "mappo", "league"],
 )
 def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
     overrides = (*COMMON, *args)

@@ -41,4 +41,4 @@ class MunchausenLoss(DQNLoss):
         with torch.no_grad():  # the Munchausen bonus: the scaled, clipped log-policy of the action taken
             taken = self.tau_log_pi(target(batch.obs)["q"]).gather(1, batch.action.long().unsqueeze(1)).squeeze(1)
             bonus = self.alpha * taken.clamp(self.l0, 0.0)
-        return super().forward(Batch({**batch, "reward": batch.reward + bonus}), net, target)
+        return super().forward(batch.replace(reward=batch.reward + bonus), net, target)

@@ -17,7 +17,7 @@ class QuantileQ(NetworkHead):
     outputs = frozenset({"q", "quantiles"})
     action_spaces = frozenset({"Discrete"})
     trained_through = frozenset({"quantiles"})  # a loss must read the quantiles, not only their mean
-    takes_mask = True
+    scores = "q"  # the open actions an observation carries close their Q (and so their argmax)
 
     def __init__(self, spec: EnvSpec, make_encoder: Callable[[], nn.Module], n_quantiles: int = 10):
         super().__init__()
@@ -29,7 +29,7 @@ class QuantileQ(NetworkHead):
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         theta = self.quantiles(self.encoder(obs)).view(-1, self.num_actions, self.n_quantiles)
-        return {"q": theta.mean(2), "quantiles": theta}
+        return self.open_to({"q": theta.mean(2), "quantiles": theta}, obs)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         """The greedy action: argmax_a of the quantiles' mean."""

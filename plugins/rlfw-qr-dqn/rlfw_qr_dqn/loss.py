@@ -20,14 +20,15 @@ class QuantileHuberLoss(LossHead):
         u_ij  = y_j - theta_i(s, a)
         L     = mean_b w_b * sum_i mean_j |tau_i - 1{u_ij < 0}| * huber_kappa(u_ij) / kappa
 
-    Only theta(s, a) of the action taken gets gradient. ``td_error`` (the per-sample loss) feeds
-    prioritized replay; ``w_b`` are its importance weights (1 without them); n-step returns come in
+    Only theta(s, a) of the action taken gets gradient. The signal ``td_error`` (the per-sample loss)
+    feeds prioritized replay; ``w_b`` are its importance weights (1 without them); n-step returns come in
     through the batch's ``discount``.
     """
 
     needs = frozenset({"quantiles"})
     needs_batch = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
     needs_target = True
+    signals = frozenset({"td_error"})
 
     def __init__(self, kappa: float = 1.0, double: bool = False):
         super().__init__()
@@ -51,4 +52,5 @@ class QuantileHuberLoss(LossHead):
         per_sample = ((tau[None, :, None] - (u.detach() < 0).to(u.dtype)).abs() * huber / self.kappa).mean(2).sum(1)
         if "weight" in batch:  # prioritized replay's importance weights
             per_sample = batch.weight * per_sample
-        return {"loss_quantile": per_sample.mean(), "q_taken": theta.detach().mean(), "td_error": per_sample.detach()}
+        batch.signal("td_error", per_sample)
+        return {"loss_quantile": per_sample.mean(), "q_taken": theta.detach().mean()}

@@ -58,7 +58,7 @@ def test_loss_matches_the_paper_written_as_loops(double):
     for k in range(b):
         y = batch.reward[k] + 0.9 * (1 - batch.terminated[k].float()) * next_theta[k]
         expected.append(reference(theta[k], y, 1.5))
-    torch.testing.assert_close(out["td_error"], torch.tensor(expected), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(batch.signals["td_error"], torch.tensor(expected), rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(out["loss_quantile"], torch.tensor(expected).mean(), rtol=1e-5, atol=1e-6)
 
 

@@ -7,14 +7,17 @@ fits it, the features concatenated, then an MLP over them (SB3's ``CombinedExtra
     vector    its values (normalized with ``network.normalize_obs``)
 
 ``keys.<key>`` sets a key's reader: for an image, ``channels``, ``kernels``, ``strides``, ``hidden`` and
-``scale`` (what its values are divided by: 255 for pixels; a grid of small codes, MiniGrid's, reads
-better divided by its largest code); ``skip: true`` leaves the key out.
+``scale`` (what its values are divided by, > 0: 255 for pixels; a grid of small codes, MiniGrid's, reads
+better divided by its largest code); ``skip: true`` leaves the key out. The open actions (the part
+``action_mask``) are read by the head, not here. Readers are kept in the parts' order, not by key, so a
+key may have any name (``values``, ``type``, ``a.b``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -29,10 +32,43 @@ from rlfw.network.encoder.cnn import NatureCNN
 from rlfw.network.encoder.mlp import MLP
 from rlfw.network.normalize import ObsNorm
 from rlfw.registry import register
+from rlfw.values import check_values
 
 LARGE = 36  # the Nature CNN's kernels (8, 4, 3) with strides (4, 2, 1) need 36 pixels a side
 SMALL_CNN = {"channels": (16, 32, 64), "kernels": (2, 2, 2), "strides": (1, 1, 1), "hidden": 64}
-IMAGE_KEYS = frozenset({"channels", "kernels", "strides", "hidden", "scale", "skip"})
+
+
+@dataclass(frozen=True)
+class KeySettings:
+    """What ``keys.<key>`` sets for any key."""
+
+    skip: bool = False
+
+
+@dataclass(frozen=True)
+class ImageSettings(KeySettings):
+    """What ``keys.<key>`` sets for an image key: its CNN (the defaults by its size) and its scale."""
+
+    channels: Sequence[int] | None = None
+    kernels: Sequence[int] | None = None
+    strides: Sequence[int] | None = None
+    hidden: int | None = None
+    scale: float = 255.0
+
+    def __post_init__(self) -> None:
+        require(self.scale > 0, "scale", self.scale, "what the image's values are divided by, > 0 (255 for pixels)")
+
+
+def settings_of(part: Part, given: Any) -> KeySettings:
+    """``keys.<key>``'s values checked (names, types, ranges), each error one line naming the key."""
+    key = f"network.encoder.keys.{part.key}"
+    if not isinstance(given, dict):
+        raise ConfigError(f"{key}={given!r}: a mapping of that key's reader settings")
+    kind = ImageSettings if part.kind == "image" else KeySettings
+    try:
+        return kind(**check_values(kind, given, key))
+    except ConfigError as err:
+        raise ConfigError(str(err) if str(err).startswith(key) else f"{key}.{err}") from None
 
 
 def channel_first(shape: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
@@ -47,24 +83,26 @@ def channel_first(shape: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
 class Image(nn.Module):
     """A CNN over one image key, its values divided by ``scale``."""
 
-    def __init__(self, part: Part, spec_id: str, settings: dict[str, Any]):
+    def __init__(self, part: Part, spec_id: str, settings: ImageSettings):
         super().__init__()
         shape, self.channels_last = channel_first(part.shape)
         defaults = {} if min(shape[1:]) >= LARGE else SMALL_CNN
-        conv = {**defaults, **{k: v for k, v in settings.items() if k not in ("scale", "skip")}}
+        conv = {**defaults, **{k: v for k, v in dataclasses.asdict(settings).items() if v is not None}}
+        del conv["scale"], conv["skip"]
         sub = EnvSpec(f"{spec_id}[{part.key!r}]", shape, None, None)  # type: ignore[arg-type]  # no actions here
         try:
             self.cnn = NatureCNN(sub, **conv)
         except ConfigError as err:  # named by the key, not by the encoder the user did not choose
             raise ConfigError(f"network.encoder.keys.{part.key} (a {part.shape} image): {err}") from None
-        self.scale = float(settings.get("scale", 255.0))
+        self.scale = float(settings.scale)
         self.shape, self.out_dim = shape, self.cnn.out_dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # -1 for the batch, not len(x): an exported file (torch.jit.trace) keeps a traced len as a constant
         if self.channels_last:
-            x = x.reshape(len(x), self.shape[1], self.shape[2], self.shape[0]).permute(0, 3, 1, 2)
+            x = x.reshape(-1, self.shape[1], self.shape[2], self.shape[0]).permute(0, 3, 1, 2)
         # NatureCNN divides by 255; times 255 / scale first, so the image is divided by scale in all
-        return self.cnn(x.reshape(len(x), *self.shape).float() * (255.0 / self.scale))
+        return self.cnn(x.reshape(-1, *self.shape).float() * (255.0 / self.scale))
 
 
 class OneHot(nn.Module):
@@ -99,50 +137,55 @@ class Multi(Encoder):
     ):
         super().__init__()
         require(
-            bool(spec.parts),
+            bool(spec.observed),
             "network.encoder",
             "multi",
             f"reads Dict observations, {spec.id} gives a {list(spec.obs_shape)} array; use network/encoder=mlp",
         )
         keys = dict(keys or {})
-        unknown = sorted(set(keys) - {p.key for p in spec.parts})
+        unknown = sorted(set(keys) - {p.key for p in spec.observed})
         if unknown:
             raise ConfigError(
                 f"network.encoder.keys: {', '.join(unknown)} not among {spec.id}'s observation keys;"
-                f" it has {', '.join(p.key for p in spec.parts)}"
+                f" it has {', '.join(p.key for p in spec.observed)}"
             )
-        readers, parts = {}, []
-        for part in spec.parts:
-            settings = dict(keys.get(part.key) or {})
-            odd = sorted(set(settings) - (IMAGE_KEYS if part.kind == "image" else {"skip"}))
-            require(
-                not odd, f"network.encoder.keys.{part.key}", settings, f"a {part.kind} key takes no {', '.join(odd)}"
-            )
-            if settings.get("skip", False):
+        readers, parts = [], []
+        for part in spec.observed:
+            settings = settings_of(part, keys.get(part.key) or {})
+            if settings.skip:
                 continue
-            if part.kind == "image":
+            if isinstance(settings, ImageSettings):
                 reader: nn.Module = Image(part, spec.id, settings)
             elif part.kind == "discrete":
                 reader = OneHot(part)
             else:
                 start, stop = part.start, part.start + part.size
                 reader = Vector(part, ObsNorm((part.size,), obs_clip, columns=(start, stop)) if normalize else None)
-            readers[part.key] = reader
+            readers.append(reader)
             parts.append(part)
         require(bool(readers), "network.encoder.keys", keys, "leaves no key to read")
-        self.readers, self.parts = nn.ModuleDict(readers), parts
-        width = sum(r.out_dim for r in readers.values())  # type: ignore[misc]
+        self.readers, self.parts = nn.ModuleList(readers), parts
+        width = sum(r.out_dim for r in readers)  # type: ignore[misc]
         self.trunk = MLP(dataclasses.replace(spec, obs_shape=(width,), parts=()), hidden, activation)
         self.out_dim = self.trunk.out_dim
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        features = [self.readers[p.key](obs[:, p.start : p.start + p.size]) for p in self.parts]
+        features = [read(obs[:, p.start : p.start + p.size]) for read, p in zip(self.readers, self.parts, strict=True)]
         return self.trunk(torch.cat(features, 1))
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args, **kwargs) -> None:
+        """Checkpoints written before the readers were kept in order named them by key
+        (``readers.image.*``): read under their place in the parts' order."""
+        for i, part in enumerate(self.parts):
+            old = f"{prefix}readers.{part.key}."
+            for key in [k for k in state_dict if k.startswith(old)]:
+                state_dict[f"{prefix}readers.{i}.{key[len(old) :]}"] = state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
 
 def for_observations(encoder: dict[str, Any], spec: EnvSpec) -> dict[str, Any]:
     """The encoder config that reads ``spec``'s observations: a Dict observation given ``mlp`` (every
     vector algo's default) is read by ``multi``, with that MLP as its trunk; any other choice is kept."""
-    if spec.parts and encoder.get("name") == "mlp":
+    if spec.observed and encoder.get("name") == "mlp":
         return {**encoder, "name": "multi"}
     return encoder

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from rlfw.env.agents import STATE
+from rlfw.env.packed import STATE
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.network.encoder import Encoder
@@ -46,7 +46,7 @@ class ActorCritic(NetworkHead):
     outputs = frozenset({"value"})  # whatever the env; an instance adds its policy layer's (logits; mean, log_std)
     action_spaces = frozenset(SPACES)
     has_policy = True
-    takes_mask = True  # its Categorical policies' logits
+    scores = "logits"  # its Categorical policies'
     policy: PolicyLayer
 
     def __init__(
@@ -92,12 +92,11 @@ class ActorCritic(NetworkHead):
         self.__dict__["policy"] = policy
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        if self.norm is not None:
-            obs = self.norm(obs)
+        x = obs if self.norm is None else self.norm(obs)
         if self.shared:
-            h = self.encoder(obs)
-            return {**self.actor(h), "value": self.critic(h).squeeze(-1)}
-        return {**self.actor(obs), "value": self.critic(obs).squeeze(-1)}
+            h = self.encoder(x)
+            return self.open_to({**self.actor(h), "value": self.critic(h).squeeze(-1)}, obs)
+        return self.open_to({**self.actor(x), "value": self.critic(x).squeeze(-1)}, obs)
 
     def acting(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         """What acting reads: the policy's outputs, and V(s) only where it costs one layer (a shared
@@ -105,7 +104,7 @@ class ActorCritic(NetworkHead):
         at once, the weights being the same for the whole rollout."""
         if self.shared:
             return self(obs)
-        return self.actor(obs if self.norm is None else self.norm(obs))
+        return self.open_to(self.actor(obs if self.norm is None else self.norm(obs)), obs)
 
     def state_value(self, obs: torch.Tensor) -> torch.Tensor:
         """V(s) alone, ``[B]``."""

@@ -30,7 +30,7 @@ class CategoricalQ(NetworkHead):
     outputs = frozenset({"q", "log_pmf"})
     action_spaces = frozenset({"Discrete"})
     trained_through = frozenset({"log_pmf"})  # a loss must read the distribution, not only its mean
-    takes_mask = True
+    scores = "q"  # a* of the target: argmax of the masked means; log_pmf is read for the action taken
     support: torch.Tensor
 
     def __init__(
@@ -61,7 +61,7 @@ class CategoricalQ(NetworkHead):
         if self.value is not None:
             logits = self.value(h).unsqueeze(1) + logits - logits.mean(dim=1, keepdim=True)
         log_pmf = logits.log_softmax(dim=2)
-        return {"q": (log_pmf.exp() * self.support).sum(dim=2), "log_pmf": log_pmf}
+        return self.open_to({"q": (log_pmf.exp() * self.support).sum(dim=2), "log_pmf": log_pmf}, obs)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         """The greedy action: argmax_a Q(s, a), the distribution's mean."""

@@ -19,7 +19,7 @@ from rlfw.registry import register
 class DuelingQNetwork(NetworkHead):
     outputs = frozenset({"q"})
     action_spaces = frozenset({"Discrete"})
-    takes_mask = True
+    scores = "q"
 
     def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder], noisy: bool = False, sigma0: float = 0.5):
         super().__init__()
@@ -31,7 +31,7 @@ class DuelingQNetwork(NetworkHead):
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         h = self.encoder(obs)
         a = self.advantage(h)
-        return {"q": self.value(h) + a - a.mean(dim=1, keepdim=True)}
+        return self.open_to({"q": self.value(h) + a - a.mean(dim=1, keepdim=True)}, obs)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         """The greedy action: argmax_a Q(s, a)."""

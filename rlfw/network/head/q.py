@@ -18,7 +18,7 @@ from rlfw.registry import register
 class QNetwork(NetworkHead):
     outputs = frozenset({"q"})
     action_spaces = frozenset({"Discrete"})
-    takes_mask = True
+    scores = "q"
 
     def __init__(self, spec: EnvSpec, make_encoder: Callable[[], Encoder], noisy: bool = False, sigma0: float = 0.5):
         super().__init__()
@@ -27,7 +27,7 @@ class QNetwork(NetworkHead):
         self.q = output_layer(self.encoder.out_dim, spec.num_actions, noisy, sigma0)
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        return {"q": self.q(self.encoder(obs))}
+        return self.open_to({"q": self.q(self.encoder(obs))}, obs)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         """The greedy action: argmax_a Q(s, a)."""

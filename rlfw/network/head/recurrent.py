@@ -108,7 +108,7 @@ class RecurrentActorCritic(NetworkHead):
     outputs = frozenset({"value"})  # and the policy layer's, per instance, as actor_critic's
     action_spaces = frozenset(SPACES)
     has_policy = True
-    takes_mask = True  # its Categorical policies' logits
+    scores = "logits"  # its Categorical policies'
     recurrent = True  # trains on whole env columns (rlfw/config/check.py refuses replays that sample steps)
 
     def __init__(
@@ -144,7 +144,7 @@ class RecurrentActorCritic(NetworkHead):
             h, s = trunk.run(x, s * keep)
             hs.append(h[0])
             after.append(s)
-        return {**self._heads(hs), "state": torch.cat(after, 1)}
+        return {**self.open_to(self._heads(hs), obs), "state": torch.cat(after, 1)}
 
     def unroll(self, obs: torch.Tensor, state: torch.Tensor, episode_start: torch.Tensor) -> dict[str, torch.Tensor]:
         """``T`` steps of ``B`` env columns, for the learner: ``obs`` ``[T * B, ...]`` (time-major),
@@ -157,7 +157,7 @@ class RecurrentActorCritic(NetworkHead):
         ):
             h, _ = trunk.run(pieces.pad(x), pieces.first_states(s))
             hs.append(pieces.unpad(h).flatten(0, 1))
-        return self._heads(hs)
+        return self.open_to(self._heads(hs), obs)
 
     def _trunks(self) -> list[Trunk]:
         return cast(list[Trunk], list(self.trunks))

@@ -1,0 +1,159 @@
+"""The run as a typed stream: ``Stream`` owns the training envs and their collector, the clock (the run's
+``RunProgress``: one env-step count every part reads), the timings and the evaluation state, and is what
+Lightning's data loop pulls batches from (``RLModule``'s train dataloader iterates it):
+
+    evaluate when ``eval.every`` env steps have passed (a stop signal cuts it short)
+    collect ``replay.collect_steps`` vector steps with the live policy
+    if the replay is ready: yield its batches (each one update, applied before the next is pulled)
+    safe point: a checkpoint when due, or stop here if a signal asked to
+
+At a safe point every update pulled so far is applied and nothing is half-done, so a checkpoint
+taken there resumes exactly (``rlfw.state.run_state``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+import torch
+
+from rlfw.batch import Batch
+from rlfw.env.league import League
+from rlfw.explore.act import act
+from rlfw.network.driver import driver
+from rlfw.run.collector import Collector
+from rlfw.run.evaluate import Evaluation
+from rlfw.run.progress import Progress
+from rlfw.run.ranks import env_seed, from_rank_zero, rank_and_world
+from rlfw.run.timings import Timings, finisher
+from rlfw.state.hooks import run_callbacks
+from rlfw.state.resume import for_rank
+from rlfw.state.run_state import restore_run
+
+log = logging.getLogger("rlfw")
+
+
+class Stream:
+    def __init__(self, module) -> None:
+        self.module, self.cfg = module, module.cfg
+        self.clock = module.progress  # the run's counters, env steps first (rlfw.state.progress)
+        self.timings = Timings()
+        self.evaluation = Evaluation(module.env.spec, self.cfg["seed"])
+        self.collector: Collector | None = None  # made when the stream starts (the envs with it)
+
+    def __iter__(self) -> Iterator[Batch]:
+        module, cfg, run = self.module, self.cfg, self.clock
+        rank, world = rank_and_world(module)
+        if world > 1:
+            torch.manual_seed(cfg["seed"] + rank)  # same initial weights, but each rank samples its own actions
+        seed = env_seed(cfg["seed"], rank, cfg["num_envs"])
+        envs = self._league(module.env.make(cfg["num_envs"]), seed)
+        eval_envs = module.env.make(cfg["eval"]["episodes"], evaluation=True) if rank == 0 else None
+        self.timings = Timings()
+        self.collector = c = Collector(
+            envs,
+            module.net,
+            module.explore,
+            module.replay,
+            module.env.spec,
+            run,
+            self.timings,
+            seed,
+            module.device,
+            world,
+        )
+        module.resume_clock(0.0)
+        if module.resume is not None:
+            restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))
+            log.info("resumed from %s at %s env steps", module.resume.path, f"{run.env_steps:,}")
+        bar = Progress(module.total_env_steps, cfg["progress_every_s"])
+        finish = finisher(module.device)
+        try:
+            while True:
+                if run.env_steps >= run.next_eval:  # first thing on resume from a safe point before one
+                    if not self.evaluate(eval_envs):
+                        module.safe_point()  # stopped mid-way: the checkpoint redoes this evaluation
+                        return
+                    run.next_eval += cfg["eval"]["every"]
+                if rank == 0:
+                    bar.update(module)
+                if run.env_steps >= module.total_env_steps or run.solved:
+                    break
+                c.collect(module.replay.collect_steps, module.total_env_steps)  # a partial rollout is never ready
+                if module.replay.ready():
+                    start = perf_counter()
+                    yield from module.replay.batches(module.net)
+                    finish()
+                    self.timings.update += perf_counter() - start
+                if module.safe_point():
+                    return
+            if not run.evals or run.evals[-1]["env_steps"] != run.env_steps:
+                self.evaluate(eval_envs)  # the final evaluation, after the last update
+        finally:
+            bar.close()
+            envs.close()
+            if eval_envs is not None:
+                eval_envs.close()
+
+    def _league(self, envs, seed: int):
+        """``envs``, where some training games are played against past versions (``league.past``), inside
+        the league that plays them (``rlfw.env.league``)."""
+        given, module = self.cfg["league"], self.module
+        if given["past"] == 0:
+            return envs
+        spec, device, explore = module.env.spec, module.device, module.explore
+
+        def play(version, obs: np.ndarray) -> np.ndarray:  # the run's explore rule, acting with a past version
+            return act(driver(version, len(obs), device), explore, obs, self.clock.env_steps, device, spec.num_actions)[
+                0
+            ]
+
+        seats = spec.rows_per_copy
+        return League(envs, seats, module.net, play, self.clock, given["past"], given["keep"], given["every"], seed)
+
+    def evaluate(self, eval_envs) -> bool:
+        """Rank 0 plays the greedy episodes (``eval_envs``; None on other ranks); every rank records the
+        result. False when a stop signal cut the evaluation short (nothing is recorded then)."""
+        module = self.module
+        start = perf_counter()
+        played = None if eval_envs is None else self.evaluation.run(module, eval_envs, module.stop_requested)
+        result = from_rank_zero(module, played)
+        self.timings.evaluate += perf_counter() - start
+        if result is None:
+            return False
+        self.clock.evals.append(result)
+        module.write({f"eval/{k}": v for k, v in result.items() if k not in ("env_steps", "wall_seconds")})
+        if module._trainer is not None:  # callbacks (best.ckpt) see the weights just evaluated
+            for callback in run_callbacks(module.trainer):
+                callback.on_eval(module.trainer, module, result)
+        for logger in module.loggers:
+            logger.save()  # metrics reach the disk at every evaluation, not only at the end
+        solved_at = module.env.spec.solved_return
+        if self.cfg["stop_when_solved"] and solved_at is not None and result["return_mean"] >= solved_at:
+            self.clock.solved = True
+            if eval_envs is not None:
+                log.info(
+                    "solved: greedy eval return %.6g >= %g at %d env steps",  # %g: a bar of 0.999 reads as itself
+                    result["return_mean"],
+                    solved_at,
+                    self.clock.env_steps,
+                )
+        return True
+
+    def recent(self, episodes: int = 20) -> tuple[list[float], list[int]]:
+        """Returns and lengths of the last ``episodes`` training episodes (none before the stream starts)."""
+        return ([], []) if self.collector is None else self.collector.recent(episodes)
+
+    def state_dict(self) -> dict[str, Any]:
+        """What of the stream a checkpoint keeps: the collector (its envs, league included) and the evaluation's."""
+        assert self.collector is not None, "a checkpoint is taken while the stream runs"
+        return {**self.collector.state_dict(), "evaluation": self.evaluation.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        assert self.collector is not None, "a run is restored once its stream has started"
+        self.collector.load_state_dict(state)
+        self.evaluation.load_state_dict(state.get("evaluation"))
