@@ -20,7 +20,7 @@ def options_markdown() -> str:
     sections = []
     for kind in KINDS:
         rows = [
-            f"| `{name}` | {source(kind, name)} | {keys(cls, kind).replace('|', '&#124;')} | {contract(cls) or ''} |"
+            f"| `{name}` | {source(kind, name)} | {keys(cls, kind).replace('|', '&#124;')} | {contract(cls, kind) or ''} |"
             for name, cls in sorted(options(kind).items())
         ]
         header = f"## {kind}\n\n`conf/{CONF_DIRS[kind]}/`, chosen with `{CONF_DIRS[kind]}=<name>`.\n\n"

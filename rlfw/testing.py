@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from rlfw.batch import Batch
-from rlfw.config.check import contracts
+from rlfw.config.fit import contracts
 from rlfw.env.spec import EnvSpec
 from rlfw.explore.act import act
 from rlfw.network import build_network

@@ -46,7 +46,7 @@ BAD = [
     ),
     (
         ["algo=ppo_lstm", "env=pettingzoo", "env.id=tests.env.agents:Counters", "env.agents_leave=true"],
-        "env.agents_leave=true: a recurrent head's memory would carry a left agent's waiting steps",
+        "env.agents_leave=true: a recurrent head's memory would carry a left agent's steps into its next episode",
     ),
     (["league.past=0.5"], "league.past=0.5: past versions take a seat in a turn-based game's training games"),
     (["league.past=2"], "league.past=2: the share of training games against a past version, 0 to 1"),

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from rlfw import testing
-from rlfw.config.check import check_fit
+from rlfw.config.fit import check_fit
 from rlfw.errors import ConfigError
 from rlfw.loss.dqn import DQNLoss
 from rlfw.network.head.q import QNetwork

@@ -17,13 +17,13 @@ import logging
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import torch
 from torch import nn
 
+from rlfw.agent.describe import description
 from rlfw.agent.load import Agent
 from rlfw.errors import ConfigError
 from rlfw.network.driver import driver
@@ -57,12 +57,10 @@ class Policy(nn.Module):
 
 
 def example(agent: Agent, rows: int = 2) -> tuple[torch.Tensor, ...]:
-    """A batch of observations of the agent's shape and dtype (every action open, where they carry the
-    open actions), and the other inputs at an episode's start."""
-    obs = np.zeros((rows, *agent.spec.obs_shape), agent.spec.obs_dtype)
-    if agent.spec.mask is not None:
-        obs[:, agent.spec.mask.start : agent.spec.mask.start + agent.spec.mask.size] = 1
-    return torch.from_numpy(obs), *driver(agent.net, rows).initial(rows)
+    """A batch of observations of the agent's shape and dtype, and the other inputs at an episode's start
+    (what the file is traced on: its values do not matter)."""
+    obs = torch.from_numpy(np.zeros((rows, *agent.spec.obs_shape), agent.spec.obs_dtype))
+    return obs, *driver(agent.net, rows).initial(rows)
 
 
 def inputs(agent: Agent) -> list[str]:
@@ -159,60 +157,3 @@ def onnx(policy: Policy, example: tuple[torch.Tensor, ...], names: list[str], ou
             external_data=False,  # the weights inside the one file
             verbose=False,
         )
-
-
-def action_space(space: gym.Space) -> dict[str, Any]:
-    if isinstance(space, gym.spaces.Discrete):
-        return {"type": "Discrete", "n": int(space.n)}
-    if isinstance(space, gym.spaces.MultiDiscrete):
-        return {"type": "MultiDiscrete", "nvec": space.nvec.tolist()}
-    assert isinstance(space, gym.spaces.Box)
-    return {"type": "Box", "shape": list(space.shape), "low": space.low.tolist(), "high": space.high.tolist()}
-
-
-def description(agent: Agent, fmt: str, out: Path) -> dict[str, Any]:
-    space = agent.spec.action_space
-    return {
-        "format": fmt,
-        "file": out.name,
-        "input": {
-            "name": "obs",
-            "shape": ["batch", *agent.spec.obs_shape],
-            "dtype": str(np.dtype(agent.spec.obs_dtype)),
-            **parts(agent),
-        },
-        "output": {"name": "action", "shape": ["batch", *(space.shape or ())], "dtype": str(np.dtype(space.dtype))},
-        "action_space": action_space(space),
-        "env": agent.spec.id,
-        "checkpoint": str(agent.checkpoint),
-        "env_steps": agent.env_steps,
-        "greedy": "the head's mode: argmax Q, or the policy's most likely action",
-        **memory(agent),
-    }
-
-
-def parts(agent: Agent) -> dict[str, Any]:
-    """Where each part of a packed observation lies (its entries from ``start``, ``size`` of them): a Dict's
-    keys, the global state, the open actions (``action_mask``: 1 where an action is open; the file picks
-    among those); nothing for an observation of one array."""
-    if not agent.spec.parts:
-        return {}
-    return {"parts": [{"key": p.key, "kind": p.kind, "start": p.start, "size": p.size} for p in agent.spec.parts]}
-
-
-def memory(agent: Agent) -> dict[str, Any]:
-    """A recurrent policy's other inputs and output: zeros are the state before an episode's first step
-    (nothing for a feed-forward one)."""
-    initial = dict(zip(driver(agent.net, 1).inputs, driver(agent.net, 1).initial(1), strict=True))
-    if "state" not in initial:
-        return {}
-    state = ["batch", *initial["state"].shape[1:]]
-    return {
-        "memory": {
-            "inputs": [
-                {"name": "state", "shape": state, "dtype": "float32", "initial": "zeros"},
-                {"name": "episode_start", "shape": ["batch"], "dtype": "bool", "meaning": "true: the state is zeroed"},
-            ],
-            "output": {"name": "next_state", "shape": state, "dtype": "float32"},
-        }
-    }

@@ -21,15 +21,14 @@ from rlfw.env.masks import OBSERVATION, mask_size
 from rlfw.env.packed import KEY, pack
 from rlfw.env.spec import EnvSpec, env_action
 from rlfw.errors import ConfigError
-from rlfw.explore.act import GREEDY, act
+from rlfw.explore.act import act
+from rlfw.explore.greedy import GREEDY
 from rlfw.network import build_network
-from rlfw.network.driver import driver
+from rlfw.network.driver import Driver, driver
 from rlfw.registry import build, chosen, names
 from rlfw.run.evaluate import Policy, eval_seed
-from rlfw.state.names import BEST, LAST
+from rlfw.state.names import checkpoint_file
 from rlfw.state.resume import read_checkpoint
-
-WHICH = {"best": BEST, "last": LAST}
 
 
 @dataclass
@@ -58,9 +57,8 @@ class Agent:
         action_mask: np.ndarray | torch.Tensor | None = None,
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Actions for one observation or a batch (numpy or torch in, numpy out), as the env takes them
-        (clipped to a Box's bounds). ``deterministic``: the greedy action (argmax Q, the policy's
-        mode); else the training rule's (epsilon-greedy at its final epsilon, or a sample of the
-        policy).
+        (clipped to a Box's bounds). ``deterministic``: the greedy action (argmax Q, the policy's mode);
+        else the training rule's (epsilon-greedy at its final epsilon, or a sample of the policy).
 
         A recurrent policy also takes and returns its ``state`` (``[S, hidden]`` per observation; None:
         an episode's first step) and ``episode_start`` (true where an episode begins: its state is
@@ -75,13 +73,7 @@ class Agent:
         if isinstance(obs, dict) or action_mask is not None:
             obs = self._joined(obs, action_mask)
         batch, single = self._batch(obs)
-        acting = driver(self.net, len(batch), self.device)
-        if state is not None and single:
-            state = np.asarray(state)[None]
-        try:
-            acting.start(state, self._starts(episode_start, state is None, len(batch)))
-        except ValueError as why:
-            raise ValueError(f"predict: {why}") from None
+        acting = self._driver(batch, single, state, episode_start)
         with torch.inference_mode():
             rule = GREEDY if deterministic else self.explore
             num_actions = self.spec.num_actions if self.spec.discrete else None
@@ -90,6 +82,17 @@ class Agent:
         if single:
             return action[0], None if after is None else after[0]
         return action, after
+
+    def _driver(self, batch: torch.Tensor, single: bool, state: Any, episode_start: Any) -> Driver:
+        """What acts for the network on ``batch``, carrying the caller's ``state`` (a recurrent policy's)."""
+        acting = driver(self.net, len(batch), self.device)
+        if state is not None and single:
+            state = np.asarray(state)[None]
+        try:
+            acting.start(state, self._starts(episode_start, state is None, len(batch)))
+        except ValueError as why:
+            raise ValueError(f"predict: {why}") from None
+        return acting
 
     def _starts(self, episode_start: np.ndarray | None, first: bool, rows: int) -> torch.Tensor:
         if episode_start is None:
@@ -167,23 +170,6 @@ class Agent:
             raise ValueError(f"predict: observations of dtype {tensor.dtype}; this agent reads real numbers ({dtype})")
         tensor = tensor.to(self.device, dtype)
         return (tensor[None], True) if shape == want else (tensor, False)
-
-
-def checkpoint_file(path: str | Path, which: str = "best") -> Path:
-    """The checkpoint ``path`` names: a ``.ckpt`` file, or a run folder's ``checkpoints/<which>.ckpt``."""
-    if which not in WHICH:
-        raise ConfigError(f"which={which!r}: one of {', '.join(WHICH)}")
-    path = Path(path).expanduser()
-    if path.is_file():
-        return path
-    if not path.is_dir():
-        raise ConfigError(f"{path} is neither a run folder nor a checkpoint file")
-    file = path / "checkpoints" / WHICH[which]
-    if not file.is_file():
-        held = sorted(p.name for p in (path / "checkpoints").glob("*.ckpt"))
-        has = f"it holds {', '.join(held)}" if held else "it holds no checkpoint (checkpoints/*.ckpt)"
-        raise ConfigError(f"{path} has no checkpoints/{WHICH[which]}; {has}")
-    return file
 
 
 def load(path: str | Path, which: str = "best", device: str | torch.device = "cpu") -> Agent:

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from rlfw.config.algos import algos_acting_in
-from rlfw.config.check import check_acting
+from rlfw.config.fit import check_acting
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.explore.contract import ExploreRule

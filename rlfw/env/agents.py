@@ -28,53 +28,24 @@ import gymnasium as gym
 import numpy as np
 
 from rlfw.env.masks import OBSERVATION, mask_size, open_somewhere
-from rlfw.env.packed import KEY, STATE, Part, layout, pack
-from rlfw.env.rows import RowsEnv
+from rlfw.env.packed import KEY, STATE, pack
+from rlfw.env.rows import Reading, RowsEnv, row_layout
 from rlfw.env.spec import ACTING
 from rlfw.errors import EnvError
 
 
-def joined(*spaces: gym.spaces.Box) -> gym.spaces.Box:
-    """Flat Boxes one after another, as float32."""
-    low = np.concatenate([s.low.reshape(-1).astype(np.float32) for s in spaces])
-    high = np.concatenate([s.high.reshape(-1).astype(np.float32) for s in spaces])
-    return gym.spaces.Box(low, high, dtype=np.float32)
-
-
-def row_layout(
-    space: gym.spaces.Box, agents: int, agent_id: bool, state: gym.spaces.Box | None, masks: int | None
-) -> tuple[gym.spaces.Box, tuple[Part, ...]]:
-    """One row's observation space and, when it packs more than the agent's own observation, its parts:
-    the agent's (then ``agents`` one-hot columns if ``agent_id``) as ``observation``, the global ``state``, and
-    ``masks`` open actions."""
-    own = joined(space, gym.spaces.Box(0, 1, (agents,))) if agent_id else space
-    if state is None and masks is None:
-        return own, ()
-    keys: dict[str, gym.Space] = {OBSERVATION: joined(own)}
-    if state is not None:
-        keys[STATE] = state
-    if masks is not None:
-        keys[KEY] = gym.spaces.MultiBinary(masks)
-    parts = layout(gym.spaces.Dict(keys))[0]
-    return gym.spaces.Box(-np.inf, np.inf, (parts[-1].start + parts[-1].size,), np.float32), parts
-
-
 class AgentRows(RowsEnv):
-    """``copies`` Parallel envs made by ``make``, their agents as rows.
-
-    ``observe(obs, info)`` reads one agent's observation and info as (observation, open actions or None)
-    (``rlfw.env.pettingzoo`` gives it, with the env's mask convention)."""
+    """``copies`` Parallel envs made by ``make``, their agents as rows, each agent's observation read by
+    ``observe``."""
 
     def __init__(
         self,
         make: Callable[[], Any],
         copies: int,
-        observe: Callable[[Any, dict], tuple[np.ndarray, np.ndarray | None]],
-        observation_space: gym.spaces.Box,
+        observe: Reading,
         action_space: gym.Space,
         agent_id: bool = False,
         state: gym.spaces.Box | None = None,
-        masked: bool = False,
         turns: bool = False,
         leave: bool = False,
     ):
@@ -83,7 +54,8 @@ class AgentRows(RowsEnv):
         self.per_copy = len(self.agents)
         self.num_envs = copies * self.per_copy
         self.observe, self.agent_id, self.state, self.turns, self.leave = observe, agent_id, state, turns, leave
-        masks = mask_size(action_space) if masked else None
+        masks = mask_size(action_space) if observe.mask != "none" else None
+        observation_space = observe.space
         self.single_observation_space, self.parts = row_layout(observation_space, self.per_copy, agent_id, state, masks)
         self.single_action_space = action_space
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)

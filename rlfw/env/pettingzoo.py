@@ -21,8 +21,9 @@ import numpy as np
 
 from rlfw.env.agents import AgentRows
 from rlfw.env.contract import EnvOption
-from rlfw.env.masks import SOURCES, follows, read, resolve
+from rlfw.env.masks import SOURCES, follows, resolve
 from rlfw.env.packed import KEY
+from rlfw.env.rows import Reading
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.registry import register
@@ -109,22 +110,7 @@ class PettingZooEnv(EnvOption):
         obs, infos = probe.reset(seed=0)
         first = probe.possible_agents[0]
         self.mask = resolve(mask, follows(obs[first], infos.get(first, {})), action_space)
-        # PettingZoo's classic form, {"observation", "action_mask"}: the network reads the observation alone
-        self.classic = isinstance(obs_space, gym.spaces.Dict) and {"observation", KEY} == set(obs_space.spaces)
-        if self.classic:
-            obs_space = cast(gym.spaces.Dict, obs_space).spaces["observation"]
-        require(
-            not isinstance(obs_space, gym.spaces.Dict),
-            "env.id",
-            id,
-            f"env=pettingzoo reads one array an agent (besides its action mask), this env's agents have {obs_space}",
-        )
-        # Discrete, MultiDiscrete, MultiBinary, Tuple: one-hot and flat, as env=gym reads them (rlfw.env.flat)
-        self.flatten = None if isinstance(obs_space, gym.spaces.Box) else obs_space
-        if self.flatten is not None:
-            flat = cast(gym.spaces.Box, gym.spaces.flatten_space(obs_space))
-            obs_space = gym.spaces.Box(flat.low, flat.high, dtype=np.float32)
-        obs_space = cast(gym.spaces.Box, obs_space)
+        obs_space = self._agent_space(obs_space)
         require(
             not agent_id or len(obs_space.shape) == 1,
             "env.agent_id",
@@ -134,24 +120,49 @@ class PettingZooEnv(EnvOption):
         self.obs_space, self.action_space = obs_space, action_space
         self.state_space = self._state_space(probe) if state else None
         rows = self.make(1)
-        idle = (
-            f"{id} is a turn-based game: its seats take turns, each acting only on its own"
-            if self.turns
-            else f"env.agents_leave=true: the agents that leave {id} early act no more until its episode ends"
-        )
-        self.spec = EnvSpec(
-            id,
-            tuple(rows.single_observation_space.shape or ()),
-            action_space,
-            solved_return,
-            np.dtype(rows.single_observation_space.dtype),
-            parts=rows.parts,
-            agents=tuple(rows.agents),
-            idle=idle if self.turns or agents_leave else "",
-            evaluation="games" if self.turns else "returns",
-        )
+        self.spec = self._spec(rows, solved_return)
         rows.close()
         probe.close()
+
+    def _agent_space(self, space: gym.Space) -> gym.spaces.Box:
+        """An agent's observation space as its rows read it: PettingZoo's classic form (``{"observation",
+        "action_mask"}``) read for its observation alone; a Discrete, MultiDiscrete, MultiBinary or Tuple
+        one-hot and flat, as env=gym reads them (``rlfw.env.flat``); one line for anything else."""
+        self.classic = isinstance(space, gym.spaces.Dict) and {"observation", KEY} == set(space.spaces)
+        if self.classic:
+            space = cast(gym.spaces.Dict, space).spaces["observation"]
+        require(
+            not isinstance(space, gym.spaces.Dict),
+            "env.id",
+            self.id,
+            f"env=pettingzoo reads one array an agent (besides its action mask), this env's agents have {space}",
+        )
+        self.flatten = None if isinstance(space, gym.spaces.Box) else space
+        if self.flatten is None:
+            return cast(gym.spaces.Box, space)
+        flat = cast(gym.spaces.Box, gym.spaces.flatten_space(space))
+        return gym.spaces.Box(flat.low, flat.high, dtype=np.float32)
+
+    def _spec(self, rows: AgentRows, solved_return: float | None) -> EnvSpec:
+        """The spec of ``rows``: its layout, its agents, and why some rows may not act (a game's turns, an
+        agent that left)."""
+        idle = ""
+        if self.turns:
+            idle = f"{self.id} is a turn-based game: its seats take turns, each acting only on its own"
+        elif self.leave:
+            idle = f"env.agents_leave=true: the agents that leave {self.id} early act no more until its episode ends"
+        space = rows.single_observation_space
+        return EnvSpec(
+            self.id,
+            tuple(space.shape or ()),
+            self.action_space,
+            solved_return,
+            np.dtype(space.dtype),
+            parts=rows.parts,
+            agents=tuple(rows.agents),
+            idle=idle,
+            evaluation="games" if self.turns else "returns",
+        )
 
     def _state_space(self, probe: Any) -> gym.spaces.Box:
         """The global state's space (env.state=true); one line for an env without ``state()``."""
@@ -162,10 +173,7 @@ class PettingZooEnv(EnvOption):
                 f"env.state=true: {self.id} has no global state() ({type(err).__name__}: {err}); a critic of"
                 " this env reads the agents' observations (algo=ppo: IPPO)"
             ) from err
-        space = getattr(probe, "state_space", None)
-        if isinstance(space, gym.spaces.Box) and space.shape == state.shape:
-            return space
-        return gym.spaces.Box(-np.inf, np.inf, state.shape, np.float32)
+        return gym.spaces.Box(-np.inf, np.inf, state.shape, np.float32)  # the row's packed part is float32
 
     def _make(self) -> Any:
         """A Parallel env; a turn-based game's each step is its acting seat's move (``turns``)."""
@@ -176,23 +184,10 @@ class PettingZooEnv(EnvOption):
             return turn_based_aec_to_parallel(env)
         return env
 
-    def _observe(self, obs: Any, info: dict) -> tuple[np.ndarray, np.ndarray | None]:
-        seen = obs["observation"] if self.classic else obs
-        seen = np.asarray(seen if self.flatten is None else gym.spaces.flatten(self.flatten, seen))
-        return seen, None if self.mask == "none" else read(self.mask, obs, info)
-
     def make(self, num_envs: int, evaluation: bool = False) -> AgentRows:
         """``num_envs`` copies of the env, not yet reset: ``num_envs x agents`` rows."""
         require(num_envs >= 1, "num_envs", num_envs, "must be >= 1")
+        observe = Reading(self.obs_space, self.classic, self.flatten, self.mask)
         return AgentRows(
-            self._make,
-            num_envs,
-            self._observe,
-            self.obs_space,
-            self.action_space,
-            self.agent_id,
-            self.state_space,
-            self.mask != "none",
-            self.turns,
-            self.leave,
+            self._make, num_envs, observe, self.action_space, self.agent_id, self.state_space, self.turns, self.leave
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import cast
 
 import gymnasium as gym
@@ -19,11 +20,11 @@ ACTING = "acting"
 
 def env_action(space: gym.Space) -> Callable[[np.ndarray], np.ndarray]:
     """How an action enters the env: clipped to a Box's bounds, as CleanRL's and SB3's PPO do (the
-    replay keeps what was sampled, so its log-prob stays the one the losses use); as it is otherwise."""
+    replay keeps what was sampled, so its log-prob stays the one the losses use); as it is otherwise
+    (numpy's own functions: no call of this module's at every step)."""
     if isinstance(space, gym.spaces.Box):
-        low, high = space.low, space.high
-        return lambda action: np.clip(action, low, high)
-    return lambda action: action
+        return partial(np.clip, a_min=space.low, a_max=space.high)
+    return np.asarray
 
 
 @dataclass(frozen=True)

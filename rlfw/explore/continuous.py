@@ -14,8 +14,8 @@ import torch
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
+from rlfw.explore.act import Outputs
 from rlfw.explore.contract import ExploreRule
-from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 

@@ -1,4 +1,4 @@
-"""What an explore rule is and declares: the one place the fit checks (``rlfw/config/check.py``),
+"""What an explore rule is and declares: the one place the fit checks (``rlfw/config/fit.py``),
 the plugin listing and ``rlfw.testing`` read its capabilities from."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from rlfw.explore.outputs import Outputs
+from rlfw.explore.act import Outputs
 
 
 class ExploreRule:

@@ -8,8 +8,8 @@ import numpy as np
 import torch
 
 from rlfw.errors import require
+from rlfw.explore.act import Outputs
 from rlfw.explore.contract import ExploreRule
-from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 

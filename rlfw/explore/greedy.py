@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlfw.explore.act import Outputs
 from rlfw.explore.contract import ExploreRule
-from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 
@@ -16,3 +16,6 @@ class Greedy(ExploreRule):
 
     def act(self, outputs: Outputs, env_step: int) -> tuple[np.ndarray, dict]:
         return outputs.mode().numpy(force=True), {}  # force: from the device, if the network ran on one
+
+
+GREEDY = Greedy()  # evaluation's rule: the head's greedy action

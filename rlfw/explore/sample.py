@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlfw.explore.act import Outputs
 from rlfw.explore.contract import ExploreRule
-from rlfw.explore.outputs import Outputs
 from rlfw.registry import register
 
 

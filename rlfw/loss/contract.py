@@ -1,4 +1,4 @@
-"""What a loss head is and declares: the one place the fit checks (``rlfw/config/check.py``), the
+"""What a loss head is and declares: the one place the fit checks (``rlfw/config/fit.py``), the
 plugin listing and ``rlfw.testing`` read a loss's capabilities from."""
 
 from __future__ import annotations

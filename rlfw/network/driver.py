@@ -17,8 +17,23 @@ import numpy as np
 import torch
 from torch import nn
 
+from rlfw.network.head import Policy
 from rlfw.network.head.contract import NetworkHead
-from rlfw.network.memory import Delegating
+
+
+class Delegating:
+    """The head's ``mode``, ``distribution`` and ``open_actions``, for what stands in for it."""
+
+    net: Any
+
+    def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.net.mode(out)
+
+    def distribution(self, out: dict[str, torch.Tensor]) -> Policy:
+        return self.net.distribution(out)
+
+    def open_actions(self, obs: torch.Tensor) -> torch.Tensor | None:
+        return self.net.open_actions(obs)
 
 
 class Driver(Delegating):

@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from rlfw.config.algos import group_files
+from rlfw.config.fit import contracts
+from rlfw.env.contract import EnvOption
 from rlfw.plugins import distribution, plugin_entry_points
 from rlfw.registry import CONF_DIRS, KINDS, RUN_CONTEXT, options
 from rlfw.values import parameters, type_name
 
-# Class attributes the fit checks read (rlfw.config.check.check_fit), in the words the listing uses.
+# Class attributes the fit checks read (rlfw.config.fit.check_fit), in the words the listing uses.
 CONTRACT = {
     "outputs": "outputs",
     "action_spaces": "acts in",
@@ -54,10 +56,16 @@ def keys(cls: Any, kind: str) -> str:
     return ", ".join(shown) or "none"
 
 
-def contract(cls: Any) -> str:
+def contract(cls: Any, kind: str) -> str:
+    """What ``cls`` declares of the attributes its kind's contract has (``rlfw.config.fit.contracts``)."""
+    base = {**contracts(), "env": EnvOption}.get(kind)
+    if base is None:
+        return ""
+    if not issubclass(cls, base):
+        return f"does not subclass {base.__module__}.{base.__qualname__} (refused when chosen)"
     parts = []
-    for attr, words in CONTRACT.items():
-        value = getattr(cls, attr, None)
+    for attr, words in ((a, w) for a, w in CONTRACT.items() if a in vars(base)):
+        value = getattr(cls, attr)  # declared by the contract: every subclass has it
         if isinstance(value, bool):
             parts += [words] if value else []
         elif isinstance(value, str):
@@ -100,8 +108,8 @@ def main() -> None:
         for name, cls in sorted(options(kind).items()):
             print(f"  {name}  [{source(kind, name)}]")
             print(f"      keys: {keys(cls, kind)}")
-            if contract(cls):
-                print(f"      {contract(cls)}")
+            if contract(cls, kind):
+                print(f"      {contract(cls, kind)}")
         print()
     for group, what in YAML_GROUPS.items():
         how = "" if group == "tuned" else f", override: {group}=<name>"

@@ -1,7 +1,7 @@
-"""Minibatches of whole env columns, for a recurrent policy (CleanRL's ppo_atari_lstm; SB3-contrib's
-RecurrentPPO pads episodes instead): a minibatch holds some columns of the rollout, every step of them
-in time order, with the state each column started from, so the learner unrolls the cell exactly as the
-collector stepped it."""
+"""A rollout's minibatches: shuffled rows (``rows``), or whole env columns for a recurrent policy
+(``columns``; CleanRL's ppo_atari_lstm; SB3-contrib's RecurrentPPO pads episodes instead): a minibatch
+of columns holds every step of them in time order, with the state each column started from, so the
+learner unrolls the cell exactly as the collector stepped it."""
 
 from __future__ import annotations
 
@@ -18,3 +18,9 @@ def columns(data: Batch, initial_state: torch.Tensor, picked: torch.Tensor) -> B
     batch["episode_start"] = data.episode_start.index_select(1, picked)
     batch["state"] = initial_state.index_select(0, picked)
     return batch
+
+
+def rows(data: Batch, picked: torch.Tensor) -> Batch:
+    """The steps ``picked`` of a flattened rollout. index_select, not v[rows]: the same copy without
+    advanced indexing's slower general path."""
+    return Batch({k: v.index_select(0, picked) for k, v in data.items()})

@@ -1,4 +1,4 @@
-"""What a replay strategy is and declares: the one place the fit checks (``rlfw/config/check.py``),
+"""What a replay strategy is and declares: the one place the fit checks (``rlfw/config/fit.py``),
 the plugin listing and ``rlfw.testing`` read its capabilities from."""
 
 from __future__ import annotations

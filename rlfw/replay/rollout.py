@@ -12,9 +12,10 @@ import numpy as np
 import torch
 
 from rlfw.batch import Batch, acting, standardized, to_device
+from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.registry import register
-from rlfw.replay.columns import columns
+from rlfw.replay.columns import columns, rows
 from rlfw.replay.contract import Replay
 from rlfw.replay.gae import gae
 from rlfw.replay.reward_scale import RewardScale
@@ -39,6 +40,7 @@ class Rollout(Replay):
         normalize_advantage: bool = True,
         normalize_reward: bool = False,
         reward_clip: float = 10.0,
+        spec: EnvSpec | None = None,
     ):
         for key, value in (("num_steps", num_steps), ("epochs", epochs), ("minibatches", minibatches)):
             require(value >= 1, f"replay.{key}", value, "must be >= 1")
@@ -56,11 +58,12 @@ class Rollout(Replay):
             "a minibatch of one sample cannot normalise its advantages (std of one value);"
             " use fewer minibatches or replay.normalize_advantage=false",
         )
+        copies = num_envs // (spec.rows_per_copy if spec is not None else 1)  # env steps count copies, not rows
         require(
-            num_steps * num_envs <= total_env_steps,
+            num_steps * copies <= total_env_steps,
             "replay.num_steps",
             num_steps,
-            f"one rollout of num_steps * num_envs = {num_steps * num_envs} env steps exceeds total_env_steps={total_env_steps}",
+            f"one rollout of num_steps * num_envs = {num_steps * copies} env steps exceeds total_env_steps={total_env_steps}",
         )
         require(reward_clip > 0, "replay.reward_clip", reward_clip, "scaled rewards are clipped to +-reward_clip, > 0")
         self.gamma, self.gae_lambda, self.normalize_advantage = gamma, gae_lambda, normalize_advantage
@@ -105,34 +108,8 @@ class Rollout(Replay):
         return self.store.size == self.store.rows
 
     def batches(self, net) -> Iterator[Batch]:
-        d = dict(self.store.data)
         device = next(net.parameters()).device
-        if "value" in d:  # V(s_t), computed when acting on s_t (a shared trunk, a recurrent one)
-            value = self.bootstrap_values(net, device)
-        else:  # V of every step's observation and of the bootstrap ones, in one forward of the critic
-            value = self.values(net, [d["obs"].flatten(0, 1), *self.bootstrap_obs()], device)
-            d["value"], value = value[: d["reward"].numel()].view_as(d["reward"]), value[d["reward"].numel() :]
-        next_value = torch.empty_like(d["value"])
-        next_value[:-1] = d["value"][1:]  # V(s_t+1)
-        next_value[-1], start = value[: self.num_envs], self.num_envs
-        for row, envs, _, _ in self.finals:
-            next_value[row, envs] = value[start : start + len(envs)]
-            start += len(envs)
-        moved = d.get("acting")  # over each row's own moves, where rows do not all act (rlfw.replay.gae)
-        advantage = gae(
-            d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda,
-            moved, self.last_acting,
-        )  # fmt: skip
-        data = Batch(
-            obs=d["obs"],
-            action=d["action"],
-            logp=d["logp"],
-            value=d["value"],
-            advantage=advantage,
-            returns=advantage + d["value"],
-        )
-        if moved is not None:  # the losses leave out the rows that did not act
-            data["acting"] = moved
+        data, d = self._advantaged(net, device), self.store.data
         self.store.size = 0  # the next rollout overwrites this one
         self.stop_epochs = False
         # One transfer of the whole rollout, not one per minibatch: on a GPU the minibatches are
@@ -153,6 +130,32 @@ class Rollout(Replay):
                 yield batch
                 if self.stop_epochs:
                     return
+
+    def _advantaged(self, net, device: torch.device) -> Batch:
+        """The rollout's steps with V(s) (computed now, where acting did not), GAE's advantages and returns,
+        and which rows acted, where the env says some do not."""
+        d = dict(self.store.data)
+        if "value" in d:  # V(s_t), computed when acting on s_t (a shared trunk, a recurrent one)
+            value = self.bootstrap_values(net, device)
+        else:  # V of every step's observation and of the bootstrap ones, in one forward of the critic
+            value = self.values(net, [d["obs"].flatten(0, 1), *self.bootstrap_obs()], device)
+            d["value"], value = value[: d["reward"].numel()].view_as(d["reward"]), value[d["reward"].numel() :]
+        next_value = torch.empty_like(d["value"])
+        next_value[:-1] = d["value"][1:]  # V(s_t+1)
+        next_value[-1], start = value[: self.num_envs], self.num_envs
+        for row, envs, _, _ in self.finals:
+            next_value[row, envs] = value[start : start + len(envs)]
+            start += len(envs)
+        moved = d.get("acting")  # over each row's own moves, where rows do not all act (rlfw.replay.gae)
+        advantage = gae(
+            d["reward"], d["value"], next_value, d["terminated"], d["truncated"], self.gamma, self.gae_lambda,
+            moved, self.last_acting,
+        )  # fmt: skip
+        data = Batch(obs=d["obs"], action=d["action"], logp=d["logp"], value=d["value"], advantage=advantage)
+        data["returns"] = advantage + d["value"]
+        if moved is not None:  # the losses leave out the rows that did not act
+            data["acting"] = moved
+        return data
 
     def bootstrap_obs(self) -> list[torch.Tensor]:
         """The observation after the rollout's last step (one per env), then each ended episode's final one."""
@@ -210,9 +213,3 @@ class Rollout(Replay):
         """A loss may end this rollout's epochs early (PPO's target-KL stop: the signal ``stop_epochs``)."""
         if "stop_epochs" in batch.signals:
             self.stop_epochs = bool(batch.signals["stop_epochs"])
-
-
-def rows(data: Batch, picked: torch.Tensor) -> Batch:
-    """The steps ``picked`` of a flattened rollout. index_select, not v[rows]: the same copy without
-    advanced indexing's slower general path."""
-    return Batch({k: v.index_select(0, picked) for k, v in data.items()})

@@ -75,9 +75,7 @@ class Collector:
             norm.update(obs)
         before = self.policy.before()
         action, extras = act(self.policy, self.explore, obs, self.clock.env_steps, self.device, self.num_actions)
-        self.clock.env_steps += (
-            self.steps_each
-        )  # the step taken now counts from here on (a league keeps versions by it)
+        self.clock.env_steps += self.steps_each  # the step taken counts from here on (a league keeps by it)
         acted = perf_counter()
         next_obs, reward, terminated, truncated, info = self.envs.step(self.to_env(action))
         self.timings.act += acted - start
@@ -88,17 +86,9 @@ class Collector:
         if ended:  # an episode ended: its true last observation is in info
             final = next_obs.copy()
             final[done] = np.stack(info["final_obs"][done])
-        step = {
-            "obs": obs,
-            "action": action,
-            "reward": reward.astype(np.float32, copy=False),
-            "next_obs": final,
-            "terminated": terminated,
-            "truncated": truncated,
-            **extras,
-            **before,
-            **self.policy.after(),
-        }
+        reward = reward.astype(np.float32, copy=False)
+        step = {"obs": obs, "action": action, "reward": reward, "next_obs": final, "terminated": terminated}
+        step |= {"truncated": truncated, **extras, **before, **self.policy.after()}
         acting = info.get(ACTING)
         if acting is not None:  # rows that do not all act: which acted, and which act on next_obs
             step["acting"], step["next_acting"] = self.acting, acting

@@ -14,7 +14,8 @@ from torch import nn
 
 from rlfw.env import games
 from rlfw.env.spec import EnvSpec, env_action
-from rlfw.explore.act import GREEDY, act
+from rlfw.explore.act import act
+from rlfw.explore.greedy import GREEDY
 from rlfw.network.driver import Driver, driver
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs never share seeds with the training envs

@@ -34,6 +34,11 @@ from rlfw.state.resume import Resume
 log = logging.getLogger("rlfw")
 
 
+def scaler(precision: pl.plugins.Precision) -> torch.amp.GradScaler | None:
+    """16-mixed's loss scaling (a ``GradScaler``), if the precision has one."""
+    return precision.scaler if isinstance(precision, pl.plugins.MixedPrecision) else None
+
+
 class _Stream(IterableDataset):
     def __init__(self, stream: Stream):
         self.stream = stream
@@ -96,7 +101,7 @@ class RLModule(pl.LightningModule):
             scheduler=schedulers[0].scheduler if schedulers else None,
             backward=self.manual_backward,
             feedback=self.replay.feedback,
-            scaler=getattr(trainer.precision_plugin, "scaler", None),  # 16-mixed's GradScaler, if any
+            scaler=scaler(trainer.precision_plugin),
             clip=flags["gradient_clip_val"],
             clip_by_value=flags["gradient_clip_algorithm"] == "value",
             accumulate=flags["accumulate_grad_batches"],

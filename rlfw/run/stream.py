@@ -18,13 +18,11 @@ from collections.abc import Iterator
 from time import perf_counter
 from typing import Any
 
-import numpy as np
 import torch
 
 from rlfw.batch import Batch
 from rlfw.env.league import League
-from rlfw.explore.act import act
-from rlfw.network.driver import driver
+from rlfw.explore.act import player
 from rlfw.run.collector import Collector
 from rlfw.run.evaluate import Evaluation
 from rlfw.run.progress import Progress
@@ -47,29 +45,9 @@ class Stream:
 
     def __iter__(self) -> Iterator[Batch]:
         module, cfg, run = self.module, self.cfg, self.clock
-        rank, world = rank_and_world(module)
-        if world > 1:
-            torch.manual_seed(cfg["seed"] + rank)  # same initial weights, but each rank samples its own actions
-        seed = env_seed(cfg["seed"], rank, cfg["num_envs"])
-        envs = self._league(module.env.make(cfg["num_envs"]), seed)
+        rank = rank_and_world(module)[0]
+        c = self._start(rank)
         eval_envs = module.env.make(cfg["eval"]["episodes"], evaluation=True) if rank == 0 else None
-        self.timings = Timings()
-        self.collector = c = Collector(
-            envs,
-            module.net,
-            module.explore,
-            module.replay,
-            module.env.spec,
-            run,
-            self.timings,
-            seed,
-            module.device,
-            world,
-        )
-        module.resume_clock(0.0)
-        if module.resume is not None:
-            restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))
-            log.info("resumed from %s at %s env steps", module.resume.path, f"{run.env_steps:,}")
         bar = Progress(module.total_env_steps, cfg["progress_every_s"])
         finish = finisher(module.device)
         try:
@@ -95,9 +73,27 @@ class Stream:
                 self.evaluate(eval_envs)  # the final evaluation, after the last update
         finally:
             bar.close()
-            envs.close()
+            c.envs.close()
             if eval_envs is not None:
                 eval_envs.close()
+
+    def _start(self, rank: int) -> Collector:
+        """This rank's training envs (inside a league where past versions play), their collector on the
+        run's clock, and the run's state put back where it resumes."""
+        module, cfg = self.module, self.cfg
+        world = rank_and_world(module)[1]
+        if world > 1:
+            torch.manual_seed(cfg["seed"] + rank)  # same initial weights, but each rank samples its own actions
+        seed = env_seed(cfg["seed"], rank, cfg["num_envs"])
+        envs = self._league(module.env.make(cfg["num_envs"]), seed)
+        self.timings = Timings()
+        parts = (module.net, module.explore, module.replay, module.env.spec)
+        self.collector = Collector(envs, *parts, self.clock, self.timings, seed, module.device, world)
+        module.resume_clock(0.0)
+        if module.resume is not None:
+            restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))
+            log.info("resumed from %s at %s env steps", module.resume.path, f"{self.clock.env_steps:,}")
+        return self.collector
 
     def _league(self, envs, seed: int):
         """``envs``, where some training games are played against past versions (``league.past``), inside
@@ -105,13 +101,8 @@ class Stream:
         given, module = self.cfg["league"], self.module
         if given["past"] == 0:
             return envs
-        spec, device, explore = module.env.spec, module.device, module.explore
-
-        def play(version, obs: np.ndarray) -> np.ndarray:  # the run's explore rule, acting with a past version
-            return act(driver(version, len(obs), device), explore, obs, self.clock.env_steps, device, spec.num_actions)[
-                0
-            ]
-
+        spec = module.env.spec
+        play = player(module.explore, self.clock, module.device, spec.num_actions)  # the run's rule, a past version
         seats = spec.rows_per_copy
         return League(envs, seats, module.net, play, self.clock, given["past"], given["keep"], given["every"], seed)
 

@@ -90,64 +90,29 @@ def git_state() -> dict[str, Any]:
     return {"git_commit": commit, "git_dirty": None if status is None else bool(status)}
 
 
-def train(job: Job, run_dir: Path) -> dict[str, Any]:
-    """Train the checked ``job`` (``rlfw.config.preflight.prepare``) into ``run_dir``; returns (and writes) the summary."""
-    cfg, parts, names = job.cfg, job.parts, job.choices
-    for warning in job.dropped:
-        log.warning(warning)
-    if job.resume is not None and job.resume.summary is not None:
-        log.info("%s: this run has finished; its result is summary.json (nothing more to train)", run_dir)
-        return job.resume.summary
-    first = first_process()  # not a ddp rank > 0, which Lightning starts by running the command again
-    if job.resume is None and cfg["resume"] == "auto" and first:
-        log.info("resume=auto: %s holds no checkpoint yet, so the run starts from the beginning", run_dir)
-        (run_dir / "metrics.csv").unlink(missing_ok=True)  # rows of a start killed before its first checkpoint
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(cfg))  # the config that ran, as checked
-    quiet_lightning()
-    module = RLModule(cfg, parts, job.resume)
-    if job.resume is not None and first:
-        keep_metric_rows(job.resume, run_dir / "metrics.csv")
-    loggers = make_loggers(job, run_dir)
-    trainer = make_trainer(cfg, run_dir, loggers)
+def starting(job: Job, trainer: pl.Trainer, run_dir: Path) -> None:
+    """The lines a run starts with: what trains where, and what to know of its config and machine."""
+    cfg, parts = job.cfg, job.parts
+    total = f"{cfg['total_env_steps']:,}"
     log.info(
-        "training %s on %s for %s env steps; outputs in %s",
-        names["algo"],
-        parts.env.spec.id,
-        f"{cfg['total_env_steps']:,}",
-        run_dir,
+        "training %s on %s for %s env steps; outputs in %s", job.choices["algo"], parts.env.spec.id, total, run_dir
     )
-    if job.untuned is not None:
-        log.info(job.untuned)
-    for note in parts.env.notes:
+    for note in [*([job.untuned] if job.untuned is not None else []), *parts.env.notes]:
         log.info(note)
     for precision in precisions(parts.net):
         (log.warning if emulated(parts.net) else log.info)(precision)
     slow = emulated_bf16(str(trainer.precision), trainer.strategy.root_device.type)
     if slow:
         log.warning(slow)
-    try:
-        trainer.fit(module)
-    except RuntimeError as err:
-        error = broken(err, trainer, job, module, run_dir)
-        if error is None:
-            raise
-        raise error from err
-    finally:
-        module.stop.uninstall()  # the process's own handlers again, whatever ended the fit
-    wall = module.wall_seconds()  # training (and evaluation) time, a resumed run's before it included
-    if module.stop_requested():
-        raise stopped(job, module, run_dir)
+
+
+def summarized(job: Job, module: RLModule, wall: float, mean_return: float) -> dict[str, Any]:
+    """``summary.json``: the final and best evaluations, the training episodes, counts, time, versions."""
+    cfg, parts, names = job.cfg, job.parts, job.choices
     returns = [e["return_mean"] for e in module.progress.evals]
-    mean_return = sum(returns) / len(returns)  # over all the run's evals (objective=mean_eval)
-    if not trainer.is_global_zero:  # a ddp rank > 0: rank 0 writes the run's files
-        return {"eval_return_mean": returns[-1], "mean_eval_return": mean_return}
-    if cfg["eval"]["video"]:
-        video = record(parts.env, greedy(module.net, module.device), run_dir / "eval.mp4", eval_seed(cfg["seed"], 0))
-        log.info("video of one greedy evaluation episode: %s", video)
     final = module.progress.evals[-1]
     recent = module.stream.recent(100)[0]
-    summary = {
+    return {
         "algo": names["algo"],
         "env": parts.env.spec.id,
         "seed": cfg["seed"],
@@ -176,15 +141,59 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         },
         **git_state(),
     }
+
+
+def prepare_folder(job: Job, run_dir: Path) -> None:
+    """The run folder, with the config that runs; a resumed run's ``metrics.csv`` cut to its checkpoint's
+    rows, a fresh ``resume=auto`` start's rows of a start killed before its first checkpoint removed."""
+    first = first_process()  # not a ddp rank > 0, which Lightning starts by running the command again
+    if job.resume is None and job.cfg["resume"] == "auto" and first:
+        log.info("resume=auto: %s holds no checkpoint yet, so the run starts from the beginning", run_dir)
+        (run_dir / "metrics.csv").unlink(missing_ok=True)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "resolved.yaml").write_text(OmegaConf.to_yaml(job.cfg))  # the config that ran, as checked
+    if job.resume is not None and first:
+        keep_metric_rows(job.resume, run_dir / "metrics.csv")
+
+
+def train(job: Job, run_dir: Path) -> dict[str, Any]:
+    """Train the checked ``job`` (``rlfw.config.preflight.prepare``) into ``run_dir``; returns (and writes) the summary."""
+    cfg, parts = job.cfg, job.parts
+    for warning in job.dropped:
+        log.warning(warning)
+    if job.resume is not None and job.resume.summary is not None:
+        log.info("%s: this run has finished; its result is summary.json (nothing more to train)", run_dir)
+        return job.resume.summary
+    prepare_folder(job, run_dir)
+    quiet_lightning()
+    module = RLModule(cfg, parts, job.resume)
+    loggers = make_loggers(job, run_dir)
+    trainer = make_trainer(cfg, run_dir, loggers)
+    starting(job, trainer, run_dir)
+    try:
+        trainer.fit(module)
+    except RuntimeError as err:
+        error = broken(err, trainer, job, module, run_dir)
+        if error is None:
+            raise
+        raise error from err
+    finally:
+        module.stop.uninstall()  # the process's own handlers again, whatever ended the fit
+    wall = module.wall_seconds()  # training (and evaluation) time, a resumed run's before it included
+    if module.stop_requested():
+        raise stopped(job, module, run_dir)
+    returns = [e["return_mean"] for e in module.progress.evals]
+    mean_return = sum(returns) / len(returns)  # over all the run's evals (objective=mean_eval)
+    if not trainer.is_global_zero:  # a ddp rank > 0: rank 0 writes the run's files
+        return {"eval_return_mean": returns[-1], "mean_eval_return": mean_return}
+    if cfg["eval"]["video"]:
+        video = record(parts.env, greedy(module.net, module.device), run_dir / "eval.mp4", eval_seed(cfg["seed"], 0))
+        log.info("video of one greedy evaluation episode: %s", video)
+    summary = summarized(job, module, wall, mean_return)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     finish_loggers(loggers, summary, run_dir)
-    log.info(
-        "done: eval return %.1f +- %.1f after %s env steps in %.1f s (%.0f steps/s)",
-        final["return_mean"],
-        final["return_std"],
-        f"{module.progress.env_steps:,}",
-        wall,
-        summary["steps_per_second"],
-    )
+    steps, rate = f"{summary['env_steps']:,}", summary["steps_per_second"]
+    mean, std = summary["eval_return_mean"], summary["eval_return_std"]
+    log.info("done: eval return %.1f +- %.1f after %s env steps in %.1f s (%.0f steps/s)", mean, std, steps, wall, rate)
     log.info("time: %s", module.stream.timings.line())
     return summary

@@ -19,11 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
-from torch import nn
 
 from rlfw.batch import Batch
 from rlfw.loss.contract import LossHead
-from rlfw.network.memory import unrolled
+from rlfw.network.head.contract import NetworkHead
 from rlfw.target.contract import TargetRule
 
 
@@ -40,8 +39,8 @@ def first_nonfinite(named: dict[str, torch.Tensor]) -> str | None:
 class Learner:
     """The parts an update uses, and the accumulation window in progress."""
 
-    net: nn.Module
-    target_net: nn.Module | None
+    net: NetworkHead
+    target_net: NetworkHead | None
     loss: LossHead
     target_rule: TargetRule
     optimizer: torch.optim.Optimizer
@@ -72,7 +71,7 @@ class UpdateResult:
 
 def update(learner: Learner, batch: Batch, number: int) -> UpdateResult:
     """Trains on ``batch``; when it closes an accumulation window, steps as update number ``number``."""
-    terms = learner.loss(batch, unrolled(learner.net, batch), learner.target_net)  # a recurrent net over its columns
+    terms = learner.loss(batch, learner.net.unrolled(batch), learner.target_net)  # a recurrent net over its columns
     loss = sum(v for k, v in terms.items() if k.startswith("loss_"))
     assert isinstance(loss, torch.Tensor), "a loss head returns at least one loss_* term"
     learner.feedback(batch)

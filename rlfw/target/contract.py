@@ -1,4 +1,4 @@
-"""What a target rule is and declares: the one place the fit checks (``rlfw/config/check.py``) and
+"""What a target rule is and declares: the one place the fit checks (``rlfw/config/fit.py``) and
 ``rlfw.testing`` read it from."""
 
 from __future__ import annotations

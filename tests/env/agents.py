@@ -36,7 +36,8 @@ class Counters(ParallelEnv):
         return gym.spaces.Discrete(self.n)
 
     def reset(self, seed=None, options=None):
-        self.rng = np.random.default_rng(seed)
+        if seed is not None or not hasattr(self, "rng"):  # no seed: the generator goes on (PettingZoo's way)
+            self.rng = np.random.default_rng(seed)
         self.agents, self.t = list(self.possible_agents), 0
         self.counters = {a: int(self.rng.integers(self.n)) for a in self.agents}
         return self._obs(), self._infos()

@@ -17,16 +17,15 @@ from rlfw.env.gym import GymEnv
 from rlfw.env.masks import WithMask
 from rlfw.env.packed import KEY
 from rlfw.errors import ConfigError, EnvError
+from rlfw.explore.act import Outputs
 from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.explore.greedy import Greedy
-from rlfw.explore.outputs import Outputs
 from rlfw.explore.sample import Sample
 from rlfw.loss.double_dqn import DoubleDQNLoss
 from rlfw.loss.dqn import DQNLoss
 from rlfw.loss.ppo import PPOLoss
-from rlfw.network.head.contract import NetworkHead
+from rlfw.network.head.contract import NetworkHead, masked
 from rlfw.network.head.formulas import Categorical
-from rlfw.network.head.masking import masked
 from rlfw.run.collector import Collector
 from rlfw.run.timings import Timings
 from tests.explore.test_explore import Fixed

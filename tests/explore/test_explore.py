@@ -3,9 +3,9 @@ import pytest
 import torch
 from torch.distributions import Categorical
 
+from rlfw.explore.act import Outputs
 from rlfw.explore.epsilon_greedy import EpsilonGreedy
 from rlfw.explore.greedy import Greedy
-from rlfw.explore.outputs import Outputs
 from rlfw.explore.sample import Sample
 from rlfw.network.head.contract import NetworkHead
 from rlfw.network.head.formulas import Categorical as Formula

@@ -199,7 +199,7 @@ def test_self_play_beats_the_random_player_from_both_seats(tmp_path, seed):
 def test_a_short_self_play_beats_the_random_player_and_plays_and_predicts(tmp_path, capsys):
     """A quarter of the shipped budget already wins most games against the random player (a random
     player against itself scores about 0); the agent then plays through ``rlfw.play`` and picks moves
-    through ``predict`` from one seat's PettingZoo observation."""
+    through ``predict`` from one seat's PettingZoo observation as ``env.last()`` gives it."""
     pytest.importorskip("pettingzoo")
     from pettingzoo.classic import connect_four_v3
 
@@ -215,9 +215,11 @@ def test_a_short_self_play_beats_the_random_player_and_plays_and_predicts(tmp_pa
     for _ in range(3):  # column 3 filled: the mask closes it, and predict never picks it
         game.step(3)
         game.step(3)
-    obs = game.observe(game.agent_selection)
-    action = int(rlfw.load(tmp_path).predict(obs["observation"], action_mask=obs["action_mask"])[0])
-    assert obs["action_mask"][action] == 1 and action != 3
+    obs, *_ = game.last()  # the observation dict as PettingZoo gives it: {"observation", "action_mask"}
+    agent = rlfw.load(tmp_path)
+    for given in (obs, obs["observation"]):  # the dict itself, or its observation with the mask beside it
+        action = int(agent.predict(given, action_mask=None if given is obs else obs["action_mask"])[0])
+        assert obs["action_mask"][action] == 1 and action != 3
 
 
 def self_play(tmp_path, *overrides: str) -> dict:

@@ -1,13 +1,24 @@
-"""What a head is and declares: the one place the fit checks (``rlfw/config/check.py``), the env checks
+"""What a head is and declares: the one place the fit checks (``rlfw/config/fit.py``), the env checks
 (``rlfw/config/build.py``), the plugin listing and ``rlfw.testing`` read a head's capabilities from, as
 losses declare theirs in ``rlfw/loss/contract.py``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
-from rlfw.network.head.masking import masked
+from rlfw.batch import Batch
+
+
+def masked(out: dict[str, torch.Tensor], scores: str, open_actions: torch.Tensor) -> dict[str, torch.Tensor]:
+    """``out`` with the closed actions' ``scores`` (logits, Q values) set to the dtype's lowest finite
+    number, so a softmax gives them probability 0 (and the entropy and log pi of the open actions are the
+    masked policy's, Huang & Ontanon 2020), an argmax or a max never picks them, and no gradient reaches
+    them. Finite, not -inf: 0 * lowest is 0 (a terminal step's unused target), 0 * -inf is nan."""
+    values = out[scores]
+    return {**out, scores: values.masked_fill(~open_actions, torch.finfo(values.dtype).min)}
 
 
 class NetworkHead(nn.Module):
@@ -39,13 +50,22 @@ class NetworkHead(nn.Module):
         return obs[:, start:stop] > 0
 
     def open_to(self, out: dict[str, torch.Tensor], obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        """``out`` with its ``scores`` closed where ``obs`` closes actions: what every forward returns."""
-        return masked(out, self.scores, self.open_actions(obs)) if self.scores is not None else out
+        """``out`` with its ``scores`` closed where ``obs`` closes actions (``masked``): what every forward
+        of a head that takes masks returns; ``out`` itself where the observations carry none."""
+        if self.mask_columns is None or self.scores is None:
+            return out
+        start, stop = self.mask_columns
+        return masked(out, self.scores, obs[:, start:stop] > 0)
 
     def acting(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         """What acting reads, for a batch of observations: all of ``forward`` unless a head can skip part
         of it (``actor_critic``'s own-trunk critic)."""
         return self(obs)
+
+    def unrolled(self, batch: Batch) -> Any:
+        """What a loss calls as the network for ``batch``: the head itself; a recurrent head, unrolled over
+        the batch's env columns from their stored states (so PPO's and A2C's loss files read it unchanged)."""
+        return self
 
     def state_value(self, obs: torch.Tensor) -> torch.Tensor:
         """V(s) alone, ``[B]``, for a head that outputs ``value``; a head with its own critic trunk runs only it."""

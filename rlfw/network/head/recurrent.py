@@ -8,7 +8,8 @@ The state is one tensor ``[B, S, hidden]`` per batch row: an LSTM's (h, c) or a 
 shared trunk or for the actor's and the critic's own (``shared=False``, SB3-contrib's default
 ``enable_critic_lstm``). ``initial_state(n)`` is zeros; ``forward(obs, state, episode_start)`` is one
 step for a batch of envs; ``unroll`` runs the cell over ``[T, B]`` steps from each column's stored
-state, as the collector did, for the learner (rlfw.network.memory drives both).
+state, as the collector did, for the learner (``rlfw.network.driver`` drives the steps, ``unrolled`` the
+learner).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from typing import cast
 import torch
 from torch import nn
 
+from rlfw.batch import Batch
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
+from rlfw.network.driver import Delegating
 from rlfw.network.encoder import Encoder
 from rlfw.network.head import Policy
 from rlfw.network.head.actor_critic import orthogonal
@@ -109,7 +112,7 @@ class RecurrentActorCritic(NetworkHead):
     action_spaces = frozenset(SPACES)
     has_policy = True
     scores = "logits"  # its Categorical policies'
-    recurrent = True  # trains on whole env columns (rlfw/config/check.py refuses replays that sample steps)
+    recurrent = True  # trains on whole env columns (rlfw/config/fit.py refuses replays that sample steps)
 
     def __init__(
         self,
@@ -172,8 +175,22 @@ class RecurrentActorCritic(NetworkHead):
         """The policy from the actor trunk's h_t, V from the critic's (the same trunk when shared)."""
         return {**self.policy(hs[0]), "value": self.value(hs[-1]).squeeze(-1)}
 
+    def unrolled(self, batch: Batch) -> Unrolled:
+        """The head over the batch's env columns, as a loss calls it: ``unroll`` from their ``state``."""
+        return Unrolled(self, batch["state"], batch["episode_start"])
+
     def distribution(self, out: dict[str, torch.Tensor]) -> Policy:
         return self.policy.distribution(out)
 
     def mode(self, out: dict[str, torch.Tensor]) -> torch.Tensor:
         return self.policy.mode(out)
+
+
+class Unrolled(Delegating):
+    """``net`` over a batch's sequences: called on ``obs``, it unrolls from ``state`` with ``episode_start``."""
+
+    def __init__(self, net: RecurrentActorCritic, state: torch.Tensor, episode_start: torch.Tensor):
+        self.net, self.state, self.episode_start = net, state, episode_start
+
+    def __call__(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        return self.net.unroll(obs, self.state, self.episode_start)
