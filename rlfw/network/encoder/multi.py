@@ -106,12 +106,22 @@ class Image(nn.Module):
 
 
 class OneHot(nn.Module):
+    """One one-hot block per entry. A single entry of up to ``TABLE`` values (Taxi's state, MiniGrid's
+    direction) is a row of an identity table: one gather, where ``F.one_hot`` and a float cast are several ops."""
+
+    TABLE = 1024
+    table: torch.Tensor
+
     def __init__(self, part: Part):
         super().__init__()
         self.classes, self.out_dim = part.classes, sum(part.classes)
+        single = len(self.classes) == 1 and self.out_dim <= self.TABLE
+        self.register_buffer("table", torch.eye(self.out_dim) if single else torch.empty(0), persistent=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         codes = x.long().clamp(min=0)
+        if self.table.numel():
+            return self.table.index_select(0, codes[:, 0].clamp(max=self.out_dim - 1))
         return torch.cat([F.one_hot(codes[:, i].clamp(max=n - 1), n) for i, n in enumerate(self.classes)], 1).float()
 
 
