@@ -18,7 +18,7 @@ BAD = [
         ["env=nope"],
         "env=nope: no such option (did you mean hopper?); valid: acrobot, ant, atari, breakout, cartpole, cartpole_novel, catch, connect_four, gym, halfcheetah, hopper,"
         " humanoid, inverted_pendulum, minatar, minigrid, mpe_spread, mujoco, pendulum, pettingzoo, pong, popgym, popgym_cartpole,"
-        " popgym_repeat_previous, taxi,"
+        " popgym_repeat_first, popgym_repeat_previous, taxi,"
         " walker2d",
     ),
     (["env=popgym", "env.task=RepeatPrevious"], "env.task='RepeatPrevious': not a POPGym task (did you mean"),

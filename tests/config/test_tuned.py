@@ -59,6 +59,7 @@ def test_a_combination_without_tuned_values_says_so_in_one_line():
         (["algo=td3", "env=inverted_pendulum"], "td3_mujoco"),
         (["algo=ppo_lstm", "env=popgym", "env.task=RepeatFirstEasy"], "ppo_lstm_popgym"),
         (["algo=ppo_lstm", "env=popgym_repeat_previous"], "ppo_lstm_popgym"),
+        (["algo=ppo_lstm", "env=popgym_repeat_first"], "ppo_lstm_popgym"),
         (["algo=a2c_lstm", "env=popgym", "env.task=CountRecallEasy"], "a2c_lstm_popgym"),
         (["algo=a2c_lstm", "env=popgym_cartpole"], "a2c_lstm_popgym"),
     ],

@@ -40,8 +40,11 @@ CASES = [
     ("c51", "cartpole", 100_000, 475.0, (0, 1, 2), "none"),
     ("rainbow", "cartpole", 100_000, 475.0, (0, 1, 2), "first"),
     ("a2c", "cartpole", 500_000, 475.0, (0, 1, 2), "first"),
-    # memory: CartPole without velocities (RL Zoo's ppo_lstm: 500 +- 0 on CartPoleNoVel-v1)
-    ("ppo_lstm", "cartpole_novel", 100_000, 475.0, (0, 1, 2), "first"),
+    # memory: POPGym's RepeatFirstEasy (the first card's suit, all episode: seed 0 solves at 20k env steps,
+    # 18 s on a 2-core Xeon), in the default command; CartPole without velocities (RL Zoo's ppo_lstm: 500
+    # +- 0 on CartPoleNoVel-v1; seed 0 solves at 50k, 52 s), -m seeds
+    ("ppo_lstm", "popgym_repeat_first", 150_000, 0.999, (0, 1, 2), "first"),
+    ("ppo_lstm", "cartpole_novel", 100_000, 475.0, (0, 1, 2), "none"),
     # POPGym's RepeatPreviousEasy to its ceiling of 1 (the suit of the card 4 steps back, every step)
     ("ppo_lstm", "popgym_repeat_previous", 150_000, 0.999, (0, 1, 2), "none"),
     ("ppo", "acrobot", 200_000, -100.0, (0, 1, 2), "none"),  # PPO's: cartpole, catch, pendulum
@@ -118,7 +121,11 @@ def test_compiled_run_learns(tmp_path, algo, env, budget, bar):
 
 # ppo_lstm's config and budget with the feed-forward head, and the best greedy eval it may reach: the
 # velocities' absence leaves CartPole unsolved; a memoryless guess of the suit 4 cards back scores -0.5
-WITHOUT_MEMORY = [("cartpole_novel", 100_000, 475.0), ("popgym_repeat_previous", 150_000, 0.0)]
+WITHOUT_MEMORY = [
+    ("cartpole_novel", 100_000, 475.0),
+    ("popgym_repeat_previous", 150_000, 0.0),
+    ("popgym_repeat_first", 150_000, 0.0),
+]
 
 
 @pytest.mark.slow
@@ -134,15 +141,16 @@ def test_without_memory_the_same_config_does_not_learn(tmp_path, env, budget, be
 
 
 def assert_learns(tmp_path, budget: int, bar: float, *overrides: str) -> None:
+    """The config as shipped reaches ``bar`` within its budget: a run stops at its env's own solved return
+    (CartPole's 475, Pendulum's -200), or at the bar where the env has none (MPE's Simple Spread)."""
     cfg = config(*overrides)
+    if cfg["env"]["solved_return"] is None:
+        cfg = config(*overrides, f"env.solved_return={bar}")
     assert cfg["total_env_steps"] == budget
     choices = dict(o.split("=", 1) for o in overrides[:2])
     summary = train(Job(cfg, build_parts(cfg), choices, [], []), tmp_path)
     assert summary["env_steps"] <= budget
-    if choices["env"].startswith("cartpole"):
-        assert summary["eval_return_mean"] >= bar, summary["evals"]
-    else:
-        assert summary["eval_return_mean"] > bar, summary["evals"]
+    assert summary["eval_return_mean"] >= bar, summary["evals"]
 
 
 # A family's tuned file on a task or game of the family, seed 0 each (-m seeds). POPGym's
