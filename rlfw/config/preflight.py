@@ -7,6 +7,7 @@ behind. The task function then runs ``prepare`` again on the same config and tra
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,21 +45,32 @@ def prepare(config: DictConfig, hydra_cfg: Any) -> Job:
     choices = plain(hydra_cfg.runtime.choices)
     overrides = plain(hydra_cfg.overrides.task, resolve=False)  # the strings, as typed
     dropped: list[str] = []
+    cfg = checked(config, hydra_cfg, dropped)
+    from rlfw.config.build import build_parts  # imports torch (seconds): errors found above answer without it
+
+    parts = build_parts(cfg)
+    job = Job(cfg, parts, choices, overrides, dropped, sweep_name(hydra_cfg), check_folder(cfg, run_folder(hydra_cfg)))
+    job.untuned = untuned(choices)
+    return job
+
+
+def sweep_name(hydra_cfg: Any) -> str | None:
+    return Path(hydra_cfg.sweep.dir).name if hydra_cfg.get("mode") == RunMode.MULTIRUN else None
+
+
+def checked(config: DictConfig, hydra_cfg: Any, dropped: list[str] | None = None) -> dict[str, Any]:
+    """The job's config as it will run: every key checked, the cores split among the launcher's jobs;
+    what a tuned file set for another option goes into ``dropped``."""
+    choices = plain(hydra_cfg.runtime.choices)
+    overrides = plain(hydra_cfg.overrides.task, resolve=False)  # the strings, as typed
     cfg = check_config(resolve(config), user_keys(overrides), choices, dropped)
-    sweep = Path(hydra_cfg.sweep.dir).name if hydra_cfg.get("mode") == RunMode.MULTIRUN else None
     ddp = cfg["trainer"]["strategy"] == "ddp"
-    if ddp and sweep is not None:
+    if ddp and sweep_name(hydra_cfg) is not None:
         raise ConfigError(
             "trainer.strategy=ddp: not in a multirun (-m); Lightning starts the other ranks by running the"
             " command line again, which would run the whole sweep again: start each ddp run on its own"
         )
-    cfg = split_cores(cfg, workers(hydra_cfg) * (cfg["trainer"]["devices"] if ddp else 1))
-    from rlfw.config.build import build_parts  # imports torch (seconds): errors found above answer without it
-
-    parts = build_parts(cfg)
-    job = Job(cfg, parts, choices, overrides, dropped, sweep, check_folder(cfg, run_folder(hydra_cfg)))
-    job.untuned = untuned(choices)
-    return job
+    return split_cores(cfg, workers(hydra_cfg) * (cfg["trainer"]["devices"] if ddp else 1))
 
 
 def run_folder(hydra_cfg: DictConfig) -> Path | None:
@@ -106,9 +118,19 @@ def user_keys(overrides: list[str]) -> frozenset[str]:
     return frozenset(o.key_or_group.replace("/", ".") for o in parsed)
 
 
-def check_job(config: DictConfig) -> None:
-    """Every check a job gets before training, the Trainer's flags last (that imports Lightning)."""
-    check_trainer(prepare(config, config.hydra).cfg)
+def check_job(config: DictConfig, built: set[str] | None = None) -> None:
+    """Every check a job gets before training, the Trainer's flags last (that imports Lightning). ``built``:
+    the configs (less their seed) whose parts a sweep has built already: a seed cannot stop parts that
+    another seed built from being built, so each is built once (a sweep over seeds checks in seconds)."""
+    cfg = checked(config, config.hydra, [])  # its dropped keys are logged when the job runs
+    same = json.dumps({k: v for k, v in cfg.items() if k != "seed"}, sort_keys=True, default=str)
+    if built is None or same not in built:
+        from rlfw.config.build import build_parts
+
+        build_parts(cfg)
+        if built is not None:
+            built.add(same)
+    check_trainer(cfg)
 
 
 def name_jobs_by_what_varies(config: DictConfig, parsed: list) -> None:
@@ -169,9 +191,10 @@ def check_sweep(config: DictConfig, config_name: str | None) -> None:
     name_jobs_by_what_varies(config, parsed)
     if sweeper.get("_target_") != BASIC_SWEEPER:
         return
+    built: set[str] = set()
     for batch in BasicSweeper.split_arguments(parsed, None):
         for overrides in batch:
             job = compose(config_name, list(overrides), return_hydra_config=True)
             with open_dict(job):
                 job.hydra.mode = RunMode.MULTIRUN  # compose leaves it unset
-            check_job(job)
+            check_job(job, built)
