@@ -174,9 +174,9 @@ def check_explore(name: str, **values) -> None:
             field("obs", spec=spec),
         )
         for env_step in (0, 10**7):
-            acting = driver(net, N)  # acting goes through the network's driver, as the collector's does
+            driving = driver(net, N)  # acting goes through the network's driver, as the collector's does
             action, extras = act(
-                acting, explore, obs, env_step, num_actions=spec.num_actions if spec.discrete else None
+                driving, explore, obs, env_step, num_actions=spec.num_actions if spec.discrete else None
             )
             assert_actions(f"explore={name}: actions", action, spec)
             assert set(extras) == set(explore.extras), (

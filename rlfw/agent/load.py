@@ -73,26 +73,26 @@ class Agent:
         if isinstance(obs, dict) or action_mask is not None:
             obs = self._joined(obs, action_mask)
         batch, single = self._batch(obs)
-        acting = self._driver(batch, single, state, episode_start)
+        driving = self._driver(batch, single, state, episode_start)
         with torch.inference_mode():
             rule = GREEDY if deterministic else self.explore
             num_actions = self.spec.num_actions if self.spec.discrete else None
-            action, _ = act(acting, rule, batch, self.config["total_env_steps"], num_actions=num_actions)
-        action, after = env_action(self.spec.action_space)(action), acting.state  # after: None, feed-forward
+            action, _ = act(driving, rule, batch, self.config["total_env_steps"], num_actions=num_actions)
+        action, after = env_action(self.spec.action_space)(action), driving.state  # after: None, feed-forward
         if single:
             return action[0], None if after is None else after[0]
         return action, after
 
     def _driver(self, batch: torch.Tensor, single: bool, state: Any, episode_start: Any) -> Driver:
         """What acts for the network on ``batch``, carrying the caller's ``state`` (a recurrent policy's)."""
-        acting = driver(self.net, len(batch), self.device)
+        driving = driver(self.net, len(batch), self.device)
         if state is not None and single:
             state = np.asarray(state)[None]
         try:
-            acting.start(state, self._starts(episode_start, state is None, len(batch)))
+            driving.start(state, self._starts(episode_start, state is None, len(batch)))
         except ValueError as why:
             raise ValueError(f"predict: {why}") from None
-        return acting
+        return driving
 
     def _starts(self, episode_start: np.ndarray | None, first: bool, rows: int) -> torch.Tensor:
         if episode_start is None:

@@ -45,7 +45,7 @@ class AgentRows(RowsEnv):
         observe: Reading,
         action_space: gym.Space,
         agent_id: bool = False,
-        state: gym.spaces.Box | None = None,
+        global_state: gym.spaces.Box | None = None,
         turns: bool = False,
         leave: bool = False,
     ):
@@ -53,10 +53,13 @@ class AgentRows(RowsEnv):
         self.agents: list[str] = list(self.envs[0].possible_agents)
         self.per_copy = len(self.agents)
         self.num_envs = copies * self.per_copy
-        self.observe, self.agent_id, self.state, self.turns, self.leave = observe, agent_id, state, turns, leave
+        self.observe, self.agent_id, self.turns, self.leave = observe, agent_id, turns, leave
+        self.global_state = global_state
         masks = mask_size(action_space) if observe.mask != "none" else None
         observation_space = observe.space
-        self.single_observation_space, self.parts = row_layout(observation_space, self.per_copy, agent_id, state, masks)
+        self.single_observation_space, self.parts = row_layout(
+            observation_space, self.per_copy, agent_id, global_state, masks
+        )
         self.single_action_space = action_space
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(action_space, self.num_envs)
@@ -77,7 +80,7 @@ class AgentRows(RowsEnv):
     def _read(
         self, copy: int, obs: dict, infos: dict, present: Collection[str] | None = None, final: bool = False
     ) -> np.ndarray:
-        """Copy ``copy``'s rows: its agents' observations (with their ids, the state, the open actions),
+        """Copy ``copy``'s rows: its agents' observations (with their ids, the global state, the open actions),
         and which of them act, into ``self.acting`` (not for an episode's ``final`` observations, which no
         one acts on). An agent not ``present`` (those in ``obs``, by default) has left: zeros, no action
         open, not acting."""
@@ -96,9 +99,9 @@ class AgentRows(RowsEnv):
         if not self.parts:
             return own
         keys = {OBSERVATION: own.reshape(len(own), -1)}
-        if self.state is not None:
-            state = np.asarray(self.envs[copy].state(), dtype=np.float32).reshape(1, -1)
-            keys[STATE] = np.repeat(state, len(own), 0)
+        if self.global_state is not None:
+            shared = np.asarray(self.envs[copy].state(), dtype=np.float32).reshape(1, -1)
+            keys[STATE] = np.repeat(shared, len(own), 0)
         if self.absent[1] is not None:
             masks = np.stack([cast(np.ndarray, m) for _, m in read])
             if not final:
@@ -181,10 +184,10 @@ class AgentRows(RowsEnv):
             "acting": torch.from_numpy(self.acting.copy()),
         }
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
         from rlfw.env.snapshot import restore_env
 
-        for env, layers in zip(self.envs, state["envs"], strict=True):
+        for env, layers in zip(self.envs, saved["envs"], strict=True):
             restore_env(env, layers)
-        self.obs[...] = state["obs"].numpy()
-        self.acting[...] = state["acting"].numpy()
+        self.obs[...] = saved["obs"].numpy()
+        self.acting[...] = saved["acting"].numpy()

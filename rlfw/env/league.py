@@ -127,15 +127,15 @@ class League(RowsEnv):
             "obs": torch.from_numpy(self.obs.copy()),
         }
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        restore(self.envs, state["envs"])
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
+        restore(self.envs, saved["envs"])
         self.versions = []
-        for weights in state["versions"]:
+        for weights in saved["versions"]:
             version = copy.deepcopy(self.net).eval()
             version.load_state_dict(weights)
             self.versions.append(version)
-        self.next_keep = state["next_keep"]
-        self.version, self.seat = state["version"].numpy().copy(), state["seat"].numpy().copy()
-        self.rng.bit_generator.state = state["rng"]
-        self.obs = state["obs"].numpy().copy()
+        self.next_keep = saved["next_keep"]
+        self.version, self.seat = saved["version"].numpy().copy(), saved["seat"].numpy().copy()
+        self.rng.bit_generator.state = saved["rng"]
+        self.obs = saved["obs"].numpy().copy()
         self._seated()

@@ -33,17 +33,17 @@ def joined(*spaces: gym.spaces.Box) -> gym.spaces.Box:
 
 
 def row_layout(
-    space: gym.spaces.Box, agents: int, agent_id: bool, state: gym.spaces.Box | None, masks: int | None
+    space: gym.spaces.Box, agents: int, agent_id: bool, global_state: gym.spaces.Box | None, masks: int | None
 ) -> tuple[gym.spaces.Box, tuple[Part, ...]]:
     """One row's observation space and, when it packs more than the agent's own observation, its parts:
     the agent's (then ``agents`` one-hot columns if ``agent_id``) as ``observation``, the global ``state``, and
     ``masks`` open actions."""
     own = joined(space, gym.spaces.Box(0, 1, (agents,))) if agent_id else space
-    if state is None and masks is None:
+    if global_state is None and masks is None:
         return own, ()
     keys: dict[str, gym.Space] = {OBSERVATION: joined(own)}
-    if state is not None:
-        keys[STATE] = state
+    if global_state is not None:
+        keys[STATE] = global_state
     if masks is not None:
         keys[KEY] = gym.spaces.MultiBinary(masks)
     parts = layout(gym.spaces.Dict(keys))[0]

@@ -48,14 +48,14 @@ def snapshot(envs: gym.vector.VectorEnv) -> dict[str, Any]:
     return {"vector": _encode_vars(envs, type(envs).__name__, set()), "envs": [env_state(env) for env in envs.envs]}
 
 
-def restore(envs: gym.vector.VectorEnv, state: dict[str, Any]) -> None:
+def restore(envs: gym.vector.VectorEnv, saved: dict[str, Any]) -> None:
     """Writes ``snapshot``'s result into ``envs``, a vector env made (and reset) from the same config."""
     if isinstance(envs, RowsEnv):
-        envs.load_state_dict(state["rows"])
+        envs.load_state_dict(saved["rows"])
         return
     assert isinstance(envs, gym.vector.SyncVectorEnv)
-    _restore_vars(envs, state["vector"])
-    for env, layers in zip(envs.envs, state["envs"], strict=True):
+    _restore_vars(envs, saved["vector"])
+    for env, layers in zip(envs.envs, saved["envs"], strict=True):
         restore_env(env, layers)
 
 

@@ -44,7 +44,7 @@ class Driver(Delegating):
 
     def __init__(self, net: NetworkHead, n: int, device: torch.device | None = None):
         self.net = net
-        self._forward = net.acting  # a head's acting forward runs only what acting reads
+        self._forward = net.for_acting  # runs only what acting reads
 
     def __call__(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         return self._forward(obs)

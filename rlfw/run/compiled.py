@@ -20,4 +20,4 @@ def compile_parts(net: NetworkHead, loss: nn.Module, device: torch.device) -> No
     net.compile(mode=mode)
     loss.compile(mode=mode)
     # the act path's own forward (an own-trunk actor-critic's actor alone), not net's __call__
-    net.__dict__["acting"] = torch.compile(net.acting, mode=mode)
+    net.__dict__["for_acting"] = torch.compile(net.for_acting, mode=mode)

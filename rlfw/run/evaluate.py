@@ -30,16 +30,16 @@ def greedy(net: nn.Module, device: torch.device) -> Policy:
     """The network's greedy actions, as numpy, for numpy observations. Its driver (a recurrent network's
     memory of each env's steps) is made at the first call: one policy per ``evaluate``, which plays one
     episode per env."""
-    acting: Driver | None = None
+    driving: Driver | None = None
 
     def policy(obs: np.ndarray) -> np.ndarray:
-        nonlocal acting
-        acting = acting or driver(net, len(obs), device)
+        nonlocal driving
+        driving = driving or driver(net, len(obs), device)
         training = net.training
         net.eval()  # the mean weights of noisy layers
         try:
             with torch.inference_mode():
-                return act(acting, GREEDY, obs, device=device)[0]
+                return act(driving, GREEDY, obs, device=device)[0]
         finally:
             net.train(training)
 

@@ -98,7 +98,7 @@ class ActorCritic(NetworkHead):
             return self.open_to({**self.actor(h), "value": self.critic(h).squeeze(-1)}, obs)
         return self.open_to({**self.actor(x), "value": self.critic(x).squeeze(-1)}, obs)
 
-    def acting(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+    def for_acting(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         """What acting reads: the policy's outputs, and V(s) only where it costs one layer (a shared
         trunk). With its own trunk the critic is left out: the rollout asks ``state_value`` for all its steps
         at once, the weights being the same for the whole rollout."""

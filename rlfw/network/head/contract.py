@@ -57,7 +57,7 @@ class NetworkHead(nn.Module):
         start, stop = self.mask_columns
         return masked(out, self.scores, obs[:, start:stop] > 0)
 
-    def acting(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+    def for_acting(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         """What acting reads, for a batch of observations: all of ``forward`` unless a head can skip part
         of it (``actor_critic``'s own-trunk critic)."""
         return self(obs)
