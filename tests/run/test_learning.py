@@ -207,10 +207,11 @@ def test_self_play_beats_the_random_player_from_both_seats(tmp_path, seed):
 def test_a_short_self_play_beats_the_random_player_and_plays_and_predicts(tmp_path, capsys):
     """A quarter of the shipped budget already wins most games against the random player (a random
     player against itself scores about 0); the agent then plays through ``rlfw.play`` and picks moves
-    through ``predict`` from one seat's PettingZoo observation as ``env.last()`` gives it."""
+    through ``predict`` from one seat's PettingZoo observation as ``env.last()`` gives it, and exports."""
     pytest.importorskip("pettingzoo")
     from pettingzoo.classic import connect_four_v3
 
+    from rlfw.agent.export import export
     from rlfw.play import main as play
 
     summary = self_play(tmp_path, "seed=0", "total_env_steps=25000", "eval.every=25000", "eval.episodes=40")
@@ -228,6 +229,7 @@ def test_a_short_self_play_beats_the_random_player_and_plays_and_predicts(tmp_pa
     for given in (obs, obs["observation"]):  # the dict itself, or its observation with the mask beside it
         action = int(agent.predict(given, action_mask=None if given is obs else obs["action_mask"])[0])
         assert obs["action_mask"][action] == 1 and action != 3
+    export(agent, "onnx", tmp_path / "policy.onnx")  # the file picks the agent's moves on both seats' rows
 
 
 def self_play(tmp_path, *overrides: str) -> dict:
