@@ -46,7 +46,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     Seeds torch, numpy's and Python's global generators (an env that draws from them, as sb3-contrib's
     test envs do, repeats too) and sets torch's threads first: with the same ``seed`` and ``threads``, a
     CPU run is reproducible from its initial weights on (envs are seeded from ``seed`` too, in
-    ``RLModule.experience``), from the command line or from Python. Then has the process keep freed
+    ``rlfw.run.stream``), from the command line or from Python. Then has the process keep freed
     memory for reuse (``rlfw.machine.keep_freed_memory``).
     """
     torch.manual_seed(cfg["seed"])
