@@ -27,7 +27,7 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 
-from rlfw.env.masks import OBSERVATION, mask_size, open_somewhere
+from rlfw.env.masks import OBSERVATION, mask_size, open_somewhere, read
 from rlfw.env.packed import KEY, STATE, pack
 from rlfw.env.rows import Reading, RowsEnv, row_layout
 from rlfw.env.spec import ACTING
@@ -86,7 +86,7 @@ class AgentRows(RowsEnv):
         open, not acting."""
         there = obs.keys() if present is None else present
         read = [
-            self.observe(obs[agent], infos.get(agent, {})) if agent in there else self.absent for agent in self.agents
+            self._observe(obs[agent], infos.get(agent, {})) if agent in there else self.absent for agent in self.agents
         ]
         own = np.stack([o for o, _ in read])
         if self.agent_id:
@@ -108,6 +108,13 @@ class AgentRows(RowsEnv):
                 self._check_open(copy, masks, acting)
             keys[KEY] = masks
         return pack(keys, self.parts, np.dtype(np.float32))
+
+    def _observe(self, obs: Any, info: dict) -> tuple[np.ndarray, np.ndarray | None]:
+        """One agent's observation and info as (observation, open actions or None), as ``observe`` says."""
+        how = self.observe
+        seen = obs["observation"] if how.classic else obs
+        seen = np.asarray(seen if how.flatten is None else gym.spaces.flatten(how.flatten, seen))
+        return seen, None if how.mask == "none" else read(how.mask, obs, info)
 
     def _check_open(self, copy: int, masks: np.ndarray, acting: np.ndarray) -> None:
         """A row that acts with no action open ends the run in one line."""

@@ -10,7 +10,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rlfw.env.masks import OBSERVATION, read
+from rlfw.env.masks import OBSERVATION
 from rlfw.env.packed import KEY, STATE, Part, layout
 
 
@@ -61,9 +61,3 @@ class Reading:
     classic: bool = False
     flatten: gym.Space | None = None
     mask: str = "none"
-
-    def __call__(self, obs: Any, info: dict) -> tuple[np.ndarray, np.ndarray | None]:
-        """One agent's observation and info as (observation, open actions or None)."""
-        seen = obs["observation"] if self.classic else obs
-        seen = np.asarray(seen if self.flatten is None else gym.spaces.flatten(self.flatten, seen))
-        return seen, None if self.mask == "none" else read(self.mask, obs, info)

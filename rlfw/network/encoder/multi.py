@@ -8,9 +8,8 @@ fits it, the features concatenated, then an MLP over them (SB3's ``CombinedExtra
 
 ``keys.<key>`` sets a key's reader: for an image, ``channels``, ``kernels``, ``strides``, ``hidden`` and
 ``scale`` (what its values are divided by, > 0: 255 for pixels; a grid of small codes, MiniGrid's, reads
-better divided by its largest code); ``skip: true`` leaves the key out. The open actions (the part
-``action_mask``) are read by the head, not here. Readers are kept in the parts' order, not by key, so a
-key may have any name (``values``, ``type``, ``a.b``).
+better divided by its largest code); ``skip: true`` leaves the key out. The head reads the open actions
+(``action_mask``). Readers are in the parts' order, so a key may have any name (``values``, ``a.b``).
 """
 
 from __future__ import annotations
@@ -106,8 +105,8 @@ class Image(nn.Module):
 
 
 class OneHot(nn.Module):
-    """One one-hot block per entry. A single entry of up to ``TABLE`` values (Taxi's state, MiniGrid's
-    direction) is a row of an identity table: one gather, where ``F.one_hot`` and a float cast are several ops."""
+    """One one-hot block per entry; a single entry of up to ``TABLE`` values (Taxi's state) is a row of an
+    identity table: one gather, where ``F.one_hot`` and a float cast are several ops."""
 
     TABLE = 1024
     table: torch.Tensor
