@@ -68,8 +68,8 @@ MAPPO = (
     "+env.kwargs.leave=true",
     "+env.kwargs.global_state=true",
     "env.agents_leave=true",
-    "total_env_steps=4096",
-    "eval.every=1024",
+    "total_env_steps=16384",  # its steps are fast: a shorter run can end before the kill lands
+    "eval.every=4096",
 )
 # self-play with a league: past versions play seats inside the env's step; the evaluation's previous opponent
 LEAGUE = (
