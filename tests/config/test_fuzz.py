@@ -7,6 +7,7 @@ sample of both kinds also through a real ``python -m rlfw``."""
 from __future__ import annotations
 
 import random
+from functools import cache
 
 import pytest
 
@@ -194,6 +195,7 @@ def leaves(node: dict, prefix: str = ""):
             yield path, value
 
 
+@cache  # read twice while collecting: four compositions, each a quarter second
 def keys_by_algo() -> dict[str, tuple[str, object]]:
     """Every leaf key of the four algorithms' configs, with the first algorithm that has it."""
     found = {}
