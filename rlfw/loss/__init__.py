@@ -1,1 +1,1 @@
-from rlfw.loss import a2c, c51, double_dqn, dqn, ppo, sac, td3, vdn  # noqa: F401  (registers)
+from rlfw.loss import a2c, bc, c51, cql, discrete_cql, double_dqn, dqn, iql, ppo, sac, td3, td3_bc, vdn  # noqa: F401  (registers)

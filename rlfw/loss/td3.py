@@ -58,5 +58,9 @@ class TD3Loss(LossHead):
         batch.signal("td_error", (q - y).mean(dim=0))
         terms = {"loss_critic": critic_loss(q, y, batch), "q_taken": q.detach().mean()}
         if int(self.calls) % self.policy_delay == 0:
-            terms["loss_actor"] = -net.q_sa(batch.obs, net.mode(net(batch.obs)), frozen=True)[0].mean()
+            terms["loss_actor"] = self.actor_loss(batch, net)
         return terms
+
+    def actor_loss(self, batch: Batch, net: CriticHead) -> torch.Tensor:
+        """-mean Q_1(s, mu(s)), the critic frozen."""
+        return -net.q_sa(batch.obs, net.mode(net(batch.obs)), frozen=True)[0].mean()

@@ -59,6 +59,10 @@ class SquashedPolicy(Protocol):
         """A reparameterized action in the bounds and its log pi(a|s), the change of variables included."""
         ...
 
+    def log_prob(self, action: torch.Tensor) -> torch.Tensor:
+        """log pi(a|s) of given actions in the bounds (a dataset's: IQL's actor weighs them)."""
+        ...
+
 
 class SoftActorCriticHead(CriticHead, Protocol):
     """SAC's head: critics, and a squashed stochastic actor."""
