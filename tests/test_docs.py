@@ -24,6 +24,7 @@ import pytest
 from rlfw.agent.arguments import parse
 from rlfw.compare import parser as compare_parser
 from rlfw.config.preflight import composed
+from rlfw.dataset.__main__ import parser as dataset_parser
 from rlfw.export import Export
 from rlfw.play import Play
 from tests.docs_commands import COMMANDS, DISTINCT, PLACEHOLDER, Command
@@ -78,6 +79,8 @@ def test_a_documented_command_composes_and_passes_rlfws_checks(
         parse(argv, Play)
     elif command.program == "rlfw.export":
         parse(argv, Export)
+    elif command.program == "rlfw.dataset":
+        dataset_parser().parse_args(argv)
     elif command.program == "rlfw.compare":
         compare_parser().parse_args(argv)
     elif command.program == "rlfw.plugins":

@@ -1,0 +1,52 @@
+"""``python -m rlfw.dataset <run> [--id ID]``: a finished off-policy run's replay as a Minari dataset,
+under ``MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``). Bad input ends in one line, exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+from rlfw.errors import ConfigError
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m rlfw.dataset", description=__doc__.splitlines()[0])
+    p.add_argument("run", type=Path, help="a finished run's folder (its checkpoints/ and summary.json)")
+    p.add_argument("--id", help="the dataset's id, namespace/name-vN (default: rlfw/<env>/<run folder>-v0)")
+    p.add_argument(
+        "--reference-episodes", type=int, default=10, help="episodes of the random policy's reference return"
+    )
+    return p
+
+
+def default_id(run: Path) -> str:
+    import json
+
+    summary = json.loads((run / "summary.json").read_text()) if (run / "summary.json").is_file() else {}
+    env = str(summary.get("env", "env")).split(":")[-1].replace("/", "-").lower()
+    name = "".join(c if c.isalnum() or c in "-_" else "-" for c in run.resolve().name).strip("-")
+    return f"rlfw/{env.rsplit('-v', 1)[0]}/{name}-v0"
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    from rlfw.dataset.write import write
+
+    dataset_id = args.id or default_id(args.run)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # Minari's "set an author" reminders: set already
+            dataset = write(args.run, dataset_id, args.reference_episodes)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        sys.exit(2)
+    spec = dataset.spec
+    print(
+        f"{dataset_id}: {spec.total_episodes} episodes, {spec.total_steps:,} steps (minari.load_dataset({dataset_id!r}))"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""A finished run's replay written as a Minari dataset, with what a user needs to read scores from it:
+the env, the run and checkpoint it came from, and the reference returns of D4RL's normalized score
+``100 (R - R_random) / (R_expert - R_random)``: a uniform random policy's mean return (played here) and the
+run's best greedy evaluation (``summary.json``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from rlfw.dataset.episodes import Episode, from_replay
+from rlfw.errors import ConfigError
+from rlfw.registry import build
+from rlfw.state.resume import load_replay, read_checkpoint
+
+
+def random_return(cfg: dict[str, Any], episodes: int, seed: int) -> float:
+    """The mean return of uniform random actions over ``episodes`` episodes of the run's eval env."""
+    env = build("env", cfg["env"], "env").make(1, evaluation=True)
+    env.action_space.seed(seed)
+    returns: list[float] = []
+    env.reset(seed=seed)
+    total = 0.0
+    while len(returns) < episodes:
+        _, reward, terminated, truncated, _ = env.step(env.action_space.sample())
+        total += float(reward[0])
+        if terminated[0] or truncated[0]:
+            returns.append(total)
+            total = 0.0
+    env.close()
+    return float(np.mean(returns))
+
+
+def run_episodes(run_dir: Path) -> tuple[list[Episode], dict[str, Any], Path]:
+    """The episodes of ``run_dir``'s newest checkpoint's replay, its config, and that checkpoint."""
+    last = run_dir / "checkpoints" / "last.ckpt"
+    if not last.is_file():
+        raise ConfigError(f"rlfw.dataset: {run_dir} holds no checkpoints/last.ckpt (a run folder that trained)")
+    state = read_checkpoint(last, "rlfw.dataset")
+    if state["replay_file"] is None:
+        raise ConfigError(f"rlfw.dataset: {last} has no replay file beside it")
+    return from_replay(load_replay(last, state), str(last.parent / state["replay_file"])), state["config"], last
+
+
+def write(run_dir: Path, dataset_id: str, reference_episodes: int = 10) -> Any:
+    """Writes ``run_dir``'s replay as the Minari dataset ``dataset_id``; returns the dataset."""
+    import minari
+    from minari.data_collector import EpisodeBuffer
+
+    summary_file = run_dir / "summary.json"
+    if not summary_file.is_file():
+        raise ConfigError(f"rlfw.dataset: {run_dir} holds no summary.json: only a finished run's data is written")
+    if dataset_id in minari.list_local_datasets():
+        raise ConfigError(f"rlfw.dataset: the dataset {dataset_id} exists already; give another --id (or delete it)")
+    episodes, cfg, checkpoint = run_episodes(run_dir)
+    spec = build("env", cfg["env"], "env").spec
+    if spec.parts or spec.agents or spec.frame_stack:
+        raise ConfigError(
+            f"rlfw.dataset: {spec.id}'s observations are packed (Dict keys or masks), stacked or many agents';"
+            " this rlfw writes datasets of plain array observations and one agent"
+        )
+    summary = json.loads(summary_file.read_text())
+    buffers = [
+        EpisodeBuffer(
+            id=i,
+            observations=e.observations,
+            actions=e.actions,
+            rewards=e.rewards,
+            terminations=e.terminations,
+            truncations=e.truncations,
+            infos={},
+        )
+        for i, e in enumerate(episodes)
+    ]
+    registered = spec.id in gym.registry
+    return minari.create_dataset_from_buffers(
+        dataset_id,
+        buffers,
+        env=spec.id if registered else None,
+        observation_space=None if registered else gym.spaces.Box(-np.inf, np.inf, spec.obs_shape, spec.obs_dtype),
+        action_space=None if registered else spec.action_space,
+        algorithm_name=f"rlfw {summary['algo']} (replay of {run_dir.resolve()}, {checkpoint.name})",
+        description=f"The replay of the rlfw run {run_dir.resolve()} at {summary['env_steps']:,} env steps, in play order.",
+        ref_min_score=random_return(cfg, reference_episodes, cfg["seed"]),
+        ref_max_score=summary["best_eval_return_mean"],
+        num_episodes_average_score=reference_episodes,
+        author="rlfw.dataset",
+        author_email="n/a",
+        code_permalink="https://github.com/rlfw/rlfw",
+        data_format="hdf5",
+    )
