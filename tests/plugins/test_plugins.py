@@ -61,7 +61,7 @@ def test_a_plugin_is_found_from_any_folder(tmp_path, rlfw_wheel, rlfw_editable, 
         "algo: a2c, a2c_lstm, c51, ddpg, double_dqn, dqn, mappo, ppo, ppo_lstm, rainbow, sac, scaled_dqn, td3"
         in help_text
     )
-    assert "loss: a2c, c51, double_dqn, dqn, ppo, sac, scaled_dqn, td3" in help_text
+    assert "loss: a2c, bc, c51, cql, discrete_cql, double_dqn, dqn, iql, ppo, sac, scaled_dqn, td3, td3_bc" in help_text
     where = subprocess.run(
         [python, "-c", "from rlfw.config.path import config_dir; print(config_dir())"], cwd=work, **TEXT
     )
