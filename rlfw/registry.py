@@ -33,7 +33,7 @@ RUN_CONTEXT = {
     "encoder": {"spec", "normalize", "obs_clip"},  # the last two: network.normalize_obs, for a Dict's vector keys
     "head": {"spec", "make_encoder"},
     "explore": {"spec"},
-    "replay": {"spec", "num_envs", "gamma", "total_env_steps"},
+    "replay": {"spec", "num_envs", "gamma", "total_env_steps", "data"},  # data: a dataset's transitions, or None
     "loss": {"spec"},
 }
 

@@ -25,6 +25,7 @@ import torch
 
 from rlfw.batch import Batch
 from rlfw.config.fit import contracts
+from rlfw.dataset.read import Transitions
 from rlfw.env.spec import EnvSpec
 from rlfw.explore.act import act
 from rlfw.network import build_network
@@ -250,13 +251,17 @@ def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, tor
 
 
 def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
-    """Ready within ``max_steps`` vector steps of 2 envs; its batches hold exactly the fields it declares."""
-    run = {"spec": SPEC, "num_envs": 2, "gamma": 0.99, "total_env_steps": 1_000_000}
-    declared("replay", name)
+    """Ready within ``max_steps`` vector steps of 2 envs (a fixed one, on a dataset of ``max_steps``
+    transitions: at once); its batches hold exactly the fields it declares."""
+    fixed = declared("replay", name).fixed
+    run = {"spec": SPEC, "num_envs": 2, "gamma": 0.99, "total_env_steps": 1_000_000, "data": None}
+    fields = ["obs", "action", "reward", "next_obs", "terminated", "truncated"]
+    if fixed:
+        arrays = {f: field(f, max_steps).numpy() for f in fields}
+        run["data"] = Transitions(**arrays, ref_min_score=None, ref_max_score=None)
     replay = build("replay", {"name": name, **values}, "replay", **run)
-    extras = replay.needs_extras
-    fields = ["obs", "action", "reward", "next_obs", "terminated", "truncated", *sorted(extras)]
-    for _ in range(max_steps):
+    fields += sorted(replay.needs_extras)
+    for _ in range(0 if fixed else max_steps):
         replay.add({f: field(f, 2).numpy() for f in fields})  # what the collector hands over: numpy arrays
         if replay.ready():
             break

@@ -22,7 +22,10 @@ BAD = [
         " walker2d",
     ),
     (["env=popgym", "env.task=RepeatPrevious"], "env.task='RepeatPrevious': not a POPGym task (did you mean"),
-    (["loss.name=bogus"], "loss.name='bogus': not a registered loss; valid: a2c, bc, c51, cql, discrete_cql, double_dqn, dqn, iql, ppo"),
+    (
+        ["loss.name=bogus"],
+        "loss.name='bogus': not a registered loss; valid: a2c, bc, c51, cql, discrete_cql, double_dqn, dqn, iql, ppo",
+    ),
     (["env=gym", "env.id=NoSuch-v0"], "env.id='NoSuch-v0': not a registered gymnasium id"),
     (["env=gym", "env.id=CartPole-v9"], "(did you mean CartPole-v1?)"),
     (["replay.num_steps=abc"], "replay.num_steps='abc': expected int"),

@@ -23,7 +23,11 @@ from rlfw.errors import ConfigError
 
 def compare(paths: list[str], by: list[str] | None, x: str, out: Path, metric: str = "return_mean") -> str:
     runs = find_runs(paths)
-    logged = set.intersection(*(set(e) for r in runs for e in r.summary["evals"])) - {"env_steps", "wall_seconds"}
+    logged = set.intersection(*(set(e) for r in runs for e in r.summary["evals"])) - {
+        "env_steps",
+        "updates",
+        "wall_seconds",
+    }
     if metric not in logged:
         raise ConfigError(
             f"--metric {metric}: not in every evaluation of these runs; they all have {', '.join(sorted(logged))}"
@@ -48,7 +52,9 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("paths", nargs="+", help="run folders, sweep folders or globs")
     parser.add_argument("--by", nargs="+", metavar="KEY", help="group by these keys (default: the keys that differ)")
-    parser.add_argument("--x", choices=["env_steps", "wall_seconds"], default="env_steps", help="the curve's x axis")
+    parser.add_argument(
+        "--x", choices=["env_steps", "updates", "wall_seconds"], default="env_steps", help="the curve's x axis"
+    )
     parser.add_argument(
         "--metric",
         default="return_mean",

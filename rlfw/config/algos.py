@@ -48,3 +48,14 @@ def algos_acting_in(space: str) -> list[str]:
         if head in names("head") and space in heads[head].action_spaces:
             acting.append(algo)
     return acting
+
+
+def algos_learning_from_data() -> list[str]:
+    """The algorithms whose yaml picks a fixed replay (a dataset: ``Replay.fixed``): the offline ones."""
+    fixed = {name for name, cls in options("replay").items() if cls.fixed}
+    found = []
+    for algo, file in algo_files().items():
+        defaults = (yaml.safe_load(file.read_text()) or {}).get("defaults", [])
+        if any(isinstance(e, dict) and e.get("override /replay") in fixed for e in defaults):
+            found.append(algo)
+    return found

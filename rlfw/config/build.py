@@ -16,6 +16,7 @@ import torch
 
 from rlfw.config.algos import algos_acting_in
 from rlfw.config.fit import check_acting
+from rlfw.dataset.read import read
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.explore.contract import ExploreRule
@@ -71,6 +72,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
         "num_envs": cfg["num_envs"] * env.spec.rows_per_copy,  # the vector env's rows
         "gamma": float(cfg["gamma"]),
         "total_env_steps": cfg["total_env_steps"],
+        "data": read(cfg["data"], env.spec) if cfg.get("data") else None,  # a dataset to learn from
     }
     replay = build("replay", cfg["replay"], "replay", **run)
     optim = build("optim", cfg["optim"], "optim")

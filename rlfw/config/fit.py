@@ -79,6 +79,7 @@ def check_fit(cfg: dict[str, Any]) -> None:
         check_recurrent(cfg, chosen)
     check_outputs(cfg, chosen)
     check_data(chosen)
+    check_learning_from_data(cfg, chosen)
     loss, target, name = chosen.loss, chosen.target, chosen.name
     if loss.needs_target and not target.uses_target:
         raise ConfigError(
@@ -175,6 +176,28 @@ def check_data(chosen: Chosen) -> None:
         raise ConfigError(
             f"replay={name['replay']}: needs {_names(missing)} recorded while acting;"
             f" explore={name['explore']} records {_names(chosen.explore.extras) or 'nothing'} (use explore=sample)"
+        )
+
+
+def check_learning_from_data(cfg: dict[str, Any], chosen: Chosen) -> None:
+    """A dataset goes with a fixed replay (``replay=dataset``), which counts the run in updates."""
+    from rlfw.config.algos import algos_learning_from_data
+
+    replay, data, updates = chosen.name["replay"], cfg.get("data"), cfg.get("total_updates")
+    offline = f"algorithms that learn from data: algo={', '.join(algos_learning_from_data())}"
+    if data and not chosen.replay.fixed:
+        raise ConfigError(
+            f"data={data['name']}: replay={replay} learns from the env's steps, not a dataset ({offline})"
+        )
+    if chosen.replay.fixed and not data:
+        raise ConfigError(f"replay={replay} learns from a dataset: give one, data=minari data.id=<id>")
+    if chosen.replay.fixed and updates is None:
+        raise ConfigError(
+            f"replay={replay}: a run that learns from data counts updates, not env steps; set total_updates=<N>"
+        )
+    if updates is not None and not chosen.replay.fixed:
+        raise ConfigError(
+            f"total_updates={updates}: counts a run that learns from data; this run counts total_env_steps ({offline})"
         )
 
 

@@ -47,10 +47,16 @@ class Run:
     target: dict
     loss: dict
     optim: dict
+    # Learning from data: the dataset (conf/data/), and the budget in updates that replaces total_env_steps.
+    data: dict | None = None
+    total_updates: int | None = None
 
     def __post_init__(self):
         require(0 <= self.seed <= MAX_SEED, "seed", self.seed, f"an integer from 0 to {MAX_SEED}")
         require(self.total_env_steps >= 1, "total_env_steps", self.total_env_steps, "must be >= 1")
+        require(
+            self.total_updates is None or self.total_updates >= 1, "total_updates", self.total_updates, "must be >= 1"
+        )
         require(1 <= self.num_envs <= MAX_ENVS, "num_envs", self.num_envs, f"envs stepped together, 1 to {MAX_ENVS}")
         require(0 <= self.gamma <= 1, "gamma", self.gamma, "a discount in [0, 1]")
         require(self.log_every >= 1, "log_every", self.log_every, "updates between metric rows, >= 1")

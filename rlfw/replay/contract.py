@@ -27,6 +27,9 @@ class Replay:
     # with many agents as rows (EnvSpec.agents), yields every agent's row of a sampled step, adjacent
     # (what a loss over the agents' joint step, VDN's, reads)
     joint: bool = False
+    # a dataset (``rlfw.replay.dataset``): nothing is added, no env is stepped to train, and the run counts
+    # its budget and schedule in updates (``total_updates``)
+    fixed: bool = False
     clock: Clock = Clock()  # the run's (``rlfw.clock``), set when the run is built; read, never advanced here
 
     def add(self, step: dict[str, np.ndarray]) -> None:  # pragma: no cover

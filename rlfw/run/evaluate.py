@@ -85,7 +85,13 @@ class Evaluation:
         result = measure(module.net, module.device, envs, seed, stop)
         if result is None:
             return None
-        return {"env_steps": module.progress.env_steps, "wall_seconds": module.wall_seconds(), **result}
+        progress = module.progress
+        return {
+            "env_steps": progress.env_steps,
+            "updates": progress.updates,
+            "wall_seconds": module.wall_seconds(),
+            **result,
+        }
 
     def _returns(self, net, device, envs, seed: int, stop: Callable[[], bool]) -> dict[str, float] | None:
         played = evaluate(envs, greedy(net, device), seed, stop)

@@ -61,8 +61,10 @@ class RLModule(pl.LightningModule):
             parts.optim,
         )
         self.net, self.target_net, self.loss_fn = parts.net, parts.target_net, parts.loss
-        self.total_env_steps = cfg["total_env_steps"]
-        self.progress = RunProgress(next_eval=cfg["eval"]["every"])  # the run's clock and counters
+        fixed = self.replay.fixed  # a dataset: the run counts updates
+        self.total = cfg["total_updates"] if fixed else cfg["total_env_steps"]  # in the progress's unit
+        unit = "updates" if fixed else "env_steps"
+        self.progress = RunProgress(next_eval=cfg["eval"]["every"], unit=unit)  # the run's clock and counters
         self.replay.clock = self.progress
         self.stream = Stream(self)  # the envs, the collector, the timings and the evaluation state
         self.learner: Learner | None = None  # made once the optimizer exists (on_train_start)
@@ -80,10 +82,8 @@ class RLModule(pl.LightningModule):
         optimizer = self.optim.build(self.net, self.loss_fn, mixed_precision=mixed)
         if not self.optim.anneal_lr:
             return optimizer
-        # Linear decay to 0 over the run's env steps (SB3's lin_<lr>, CleanRL's anneal_lr).
-        decay = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda _: max(0.0, 1.0 - self.progress.env_steps / self.total_env_steps)
-        )
+        # Linear decay to 0 over the run's env steps (SB3's lin_<lr>, CleanRL's anneal_lr), or its updates.
+        decay = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda _: max(0.0, 1.0 - self.progress.now() / self.total))
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": decay, "interval": "step"}}
 
     def on_train_start(self) -> None:
@@ -147,7 +147,8 @@ class RLModule(pl.LightningModule):
 
     # -- logging ---------------------------------------------------------------------------------
     def steps_per_second(self) -> float:
-        return self.progress.env_steps / max(1e-9, time.monotonic() - self.started)
+        """The run's rate in its unit (env steps, or updates)."""
+        return self.progress.now() / max(1e-9, time.monotonic() - self.started)
 
     def resume_clock(self, wall_seconds: float) -> None:
         """Training time so far is ``wall_seconds`` (0 when a run starts; a checkpoint's on resume)."""
@@ -160,7 +161,7 @@ class RLModule(pl.LightningModule):
         self.write(train_row(self))
 
     def write(self, metrics: dict[str, float]) -> None:
-        """One metric row, against env steps; checkpoints count the rows (``metric_rows``)."""
+        """One metric row, against env steps (updates, learning from data); checkpoints count the rows."""
         for logger in self.loggers:
-            logger.log_metrics(metrics, step=self.progress.env_steps)
+            logger.log_metrics(metrics, step=self.progress.now())
         self.progress.metric_rows += 1

@@ -49,7 +49,7 @@ class NonFiniteGuard(RunCallback):
 
     def on_safe_point(self, trainer: pl.Trainer, module, stopping: bool) -> None:
         """Parameters, when an evaluation or the run's end comes next (every rank alike: their env steps agree)."""
-        if module.progress.env_steps >= min(module.progress.next_eval, module.total_env_steps):
+        if module.progress.now() >= min(module.progress.next_eval, module.total):
             self.on_before_checkpoint(trainer, module)
 
     def on_before_checkpoint(self, trainer: pl.Trainer, module) -> None:

@@ -12,22 +12,20 @@ log = logging.getLogger("rlfw")
 
 
 class Progress:
-    def __init__(self, total_env_steps: int, every_s: float, live: bool | None = None):
-        self.total, self.every_s = total_env_steps, every_s
+    def __init__(self, total: int, every_s: float, unit: str = "env_steps", live: bool | None = None):
+        self.total, self.every_s, self.unit = total, every_s, unit.replace("_", " ")  # env steps, or updates
         self.live = sys.stderr.isatty() if live is None else live
         self.next_report = time.monotonic() + every_s
         self.bar = None
         if self.live:
             from tqdm import tqdm
 
-            self.bar = tqdm(
-                total=total_env_steps, unit=" env steps", unit_scale=True, dynamic_ncols=True, file=sys.stderr
-            )
+            self.bar = tqdm(total=total, unit=f" {self.unit}", unit_scale=True, dynamic_ncols=True, file=sys.stderr)
 
     def update(self, module) -> None:
         """Called after each collect phase: moves the bar; every ``every_s`` seconds, says more."""
         if self.bar is not None:
-            self.bar.update(module.progress.env_steps - self.bar.n)
+            self.bar.update(module.progress.now() - self.bar.n)
         now = time.monotonic()
         if now < self.next_report:
             return
@@ -41,11 +39,13 @@ class Progress:
             )
         else:
             log.info(
-                "env steps %9s / %s (%3.0f%%) | %6.0f steps/s | episode return %8s | eval return %s | updates %d",
-                f"{module.progress.env_steps:,}",
+                "%s %9s / %s (%3.0f%%) | %6.0f %s/s | episode return %8s | eval return %s | updates %d",
+                self.unit,
+                f"{module.progress.now():,}",
                 f"{self.total:,}",
-                100 * module.progress.env_steps / self.total,
+                100 * module.progress.now() / self.total,
                 module.steps_per_second(),
+                self.unit,
                 episode,
                 last_eval,
                 module.progress.updates,

@@ -23,6 +23,7 @@ import torch
 from rlfw.batch import Batch
 from rlfw.env.league import League
 from rlfw.explore.act import player
+from rlfw.network.normalize import normalizers
 from rlfw.run.collector import Collector
 from rlfw.run.evaluate import Evaluation
 from rlfw.run.progress import Progress
@@ -48,20 +49,21 @@ class Stream:
         rank = rank_and_world(module)[0]
         c = self._start(rank)
         eval_envs = module.env.make(cfg["eval"]["episodes"], evaluation=True) if rank == 0 else None
-        bar = Progress(module.total_env_steps, cfg["progress_every_s"])
+        bar = Progress(module.total, cfg["progress_every_s"], run.unit)
         finish = finisher(module.device)
         try:
             while True:
-                if run.env_steps >= run.next_eval:  # first thing on resume from a safe point before one
+                if run.now() >= run.next_eval:  # first thing on resume from a safe point before one
                     if not self.evaluate(eval_envs):
                         module.safe_point()  # stopped mid-way: the checkpoint redoes this evaluation
                         return
                     run.next_eval += cfg["eval"]["every"]
                 if rank == 0:
                     bar.update(module)
-                if run.env_steps >= module.total_env_steps or run.solved:
+                if run.now() >= module.total or run.solved:
                     break
-                c.collect(module.replay.collect_steps, module.total_env_steps)  # a partial rollout is never ready
+                if c is not None:  # none learning from data
+                    c.collect(module.replay.collect_steps, module.total)  # a partial rollout is never ready
                 if module.replay.ready():
                     start = perf_counter()
                     yield from module.replay.batches(module.net)
@@ -69,30 +71,40 @@ class Stream:
                     self.timings.update += perf_counter() - start
                 if module.safe_point():
                     return
-            if not run.evals or run.evals[-1]["env_steps"] != run.env_steps:
+            if not run.evals or run.evals[-1][run.unit] != run.now():
                 self.evaluate(eval_envs)  # the final evaluation, after the last update
         finally:
             bar.close()
-            c.envs.close()
+            if c is not None:
+                c.envs.close()
             if eval_envs is not None:
                 eval_envs.close()
 
-    def _start(self, rank: int) -> Collector:
+    def _start(self, rank: int) -> Collector | None:
         """This rank's training envs (inside a league where past versions play), their collector on the
-        run's clock, and the run's state put back where it resumes."""
+        run's clock (none learning from data), and the run's state put back where it resumes."""
         module, cfg = self.module, self.cfg
         world = rank_and_world(module)[1]
         if world > 1:
             torch.manual_seed(cfg["seed"] + rank)  # same initial weights, but each rank samples its own actions
-        seed = env_seed(cfg["seed"], rank, cfg["num_envs"])
-        envs = self._league(module.env.make(cfg["num_envs"]), seed)
         self.timings = Timings()
-        parts = (module.net, module.explore, module.replay, module.env.spec)
-        self.collector = Collector(envs, *parts, self.clock, self.timings, seed, module.device, world)
+        if not module.replay.fixed:
+            seed = env_seed(cfg["seed"], rank, cfg["num_envs"])
+            envs = self._league(module.env.make(cfg["num_envs"]), seed)
+            parts = (module.net, module.explore, module.replay, module.env.spec)
+            self.collector = Collector(envs, *parts, self.clock, self.timings, seed, module.device, world)
+        elif module.resume is None:  # network.normalize_obs on a dataset: its statistics (TD3+BC's normalized states)
+            for norm in normalizers(module.net):
+                norm.update(module.replay.observations())
         module.resume_clock(0.0)
         if module.resume is not None:
             restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))
-            log.info("resumed from %s at %s env steps", module.resume.path, f"{self.clock.env_steps:,}")
+            log.info(
+                "resumed from %s at %s %s",
+                module.resume.path,
+                f"{self.clock.now():,}",
+                self.clock.unit.replace("_", " "),
+            )
         return self.collector
 
     def _league(self, envs, seed: int):
@@ -117,7 +129,7 @@ class Stream:
         if result is None:
             return False
         self.clock.evals.append(result)
-        module.write({f"eval/{k}": v for k, v in result.items() if k not in ("env_steps", "wall_seconds")})
+        module.write({f"eval/{k}": v for k, v in result.items() if k not in ("env_steps", "updates", "wall_seconds")})
         if module._trainer is not None:  # callbacks (best.ckpt) see the weights just evaluated
             for callback in run_callbacks(module.trainer):
                 callback.on_eval(module.trainer, module, result)
@@ -140,11 +152,12 @@ class Stream:
         return ([], []) if self.collector is None else self.collector.recent(episodes)
 
     def state_dict(self) -> dict[str, Any]:
-        """What of the stream a checkpoint keeps: the collector (its envs, league included) and the evaluation's."""
-        assert self.collector is not None, "a checkpoint is taken while the stream runs"
-        return {**self.collector.state_dict(), "evaluation": self.evaluation.state_dict()}
+        """What of the stream a checkpoint keeps: the collector (its envs, league included; none learning
+        from data) and the evaluation's."""
+        collected = self.collector.state_dict() if self.collector is not None else {"envs_unsaved": ""}
+        return {**collected, "evaluation": self.evaluation.state_dict()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        assert self.collector is not None, "a run is restored once its stream has started"
-        self.collector.load_state_dict(state)
+        if self.collector is not None:
+            self.collector.load_state_dict(state)
         self.evaluation.load_state_dict(state.get("evaluation"))

@@ -93,10 +93,11 @@ def git_state() -> dict[str, Any]:
 def starting(job: Job, trainer: pl.Trainer, run_dir: Path) -> None:
     """The lines a run starts with: what trains where, and what to know of its config and machine."""
     cfg, parts = job.cfg, job.parts
-    total = f"{cfg['total_env_steps']:,}"
-    log.info(
-        "training %s on %s for %s env steps; outputs in %s", job.choices["algo"], parts.env.spec.id, total, run_dir
-    )
+    if parts.replay.fixed:
+        what = f"{cfg['total_updates']:,} updates on {cfg['data']['name']} dataset {cfg['data']['id']}"
+    else:
+        what = f"{cfg['total_env_steps']:,} env steps"
+    log.info("training %s on %s for %s; outputs in %s", job.choices["algo"], parts.env.spec.id, what, run_dir)
     for note in [*([job.untuned] if job.untuned is not None else []), *parts.env.notes]:
         log.info(note)
     for precision in precisions(parts.net):
@@ -130,6 +131,7 @@ def summarized(job: Job, module: RLModule, wall: float, mean_return: float) -> d
         "updates": module.progress.updates,
         "wall_seconds": wall,
         "steps_per_second": module.progress.env_steps / wall,
+        "updates_per_second": module.progress.updates / wall,
         "time_seconds": module.stream.timings.seconds(),  # this process's
         "evals": module.progress.evals,
         "versions": {
@@ -192,8 +194,11 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     summary = summarized(job, module, wall, mean_return)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     finish_loggers(loggers, summary, run_dir)
-    steps, rate = f"{summary['env_steps']:,}", summary["steps_per_second"]
-    mean, std = summary["eval_return_mean"], summary["eval_return_std"]
-    log.info("done: eval return %.1f +- %.1f after %s env steps in %.1f s (%.0f steps/s)", mean, std, steps, wall, rate)
+    unit = module.progress.unit
+    count, rate = f"{summary[unit]:,}", summary["steps_per_second" if unit == "env_steps" else "updates_per_second"]
+    mean, std, name = summary["eval_return_mean"], summary["eval_return_std"], unit.replace("_", " ")
+    log.info(
+        "done: eval return %.1f +- %.1f after %s %s in %.1f s (%.0f %s/s)", mean, std, count, name, wall, rate, name
+    )
     log.info("time: %s", module.stream.timings.line())
     return summary

@@ -1,7 +1,8 @@
 """A run's checkpoints, in ``<run>/checkpoints``:
 
 - ``env_steps=<N>.ckpt``: the whole run state (``rlfw.state.run_state``), with the replay's contents beside
-  it in ``env_steps=<N>.replay``; the newest ``checkpoint.keep`` are kept, older ones deleted;
+  it in ``env_steps=<N>.replay``; the newest ``checkpoint.keep`` are kept, older ones deleted (a run that
+  learns from data counts updates: ``updates=<N>.ckpt``);
 - ``last.ckpt``: the newest of those (a hard link), what ``resume=auto`` and W&B's model artifact use;
 - ``best.ckpt``: the state at the best greedy evaluation so far, without the replay;
 - in a ddp run, ``env_steps=<N>.rank<r>.state`` beside each numbered checkpoint: what rank r > 0 has
@@ -53,18 +54,20 @@ class Checkpoints(RunCallback):
         self.dir = Path(dirpath)
         self.every, self.every_s, self.keep = every, every_s, keep
         self.best = float("-inf")
-        self.saved_at: tuple[int, int] | None = None  # (env steps, evaluations) of the newest checkpoint
-        self.saved_env_steps, self.saved_time = 0, time.monotonic()
+        self.saved_at: tuple[int, int] | None = None  # (env steps or updates, evaluations) of the newest checkpoint
+        self.saved_steps, self.saved_time = 0, time.monotonic()
+        self.unit = "env_steps"  # what ``every`` and the files' numbers count: the run's (updates, learning from data)
 
     def on_train_start(self, trainer: pl.Trainer, module) -> None:
         """The intervals count from the run's start, or from the checkpoint a resumed run goes on from
-        (restored later, in the experience stream: ``module.progress.env_steps`` is still 0 here)."""
+        (restored later, in the experience stream: ``module.progress`` is still at 0 here)."""
+        self.unit = module.progress.unit
         run = module.resume.state["run"] if module.resume is not None else None
-        self.saved_env_steps, self.saved_time = (run["env_steps"] if run else 0), time.monotonic()
-        self.saved_at = (run["env_steps"], len(run["evals"])) if run else None
+        self.saved_steps, self.saved_time = (run[self.unit] if run else 0), time.monotonic()
+        self.saved_at = (run[self.unit], len(run["evals"])) if run else None
 
     def due(self, module) -> bool:
-        by_steps = self.every is not None and module.progress.env_steps >= self.saved_env_steps + self.every
+        by_steps = self.every is not None and module.progress.now() >= self.saved_steps + self.every
         by_time = self.every_s is not None and time.monotonic() - self.saved_time >= self.every_s
         return by_steps or by_time
 
@@ -95,13 +98,14 @@ class Checkpoints(RunCallback):
     def save(self, trainer: pl.Trainer, module) -> Path | None:
         """The run state now, its replay beside it; then ``last.ckpt`` and the rotation. Callbacks with an
         ``on_before_checkpoint`` hook (the non-finite guard) see the state first."""
-        self.saved_env_steps, self.saved_time = module.progress.env_steps, time.monotonic()
-        if self.saved_at == (module.progress.env_steps, len(module.progress.evals)):
+        now = module.progress.now()
+        self.saved_steps, self.saved_time = now, time.monotonic()
+        if self.saved_at == (now, len(module.progress.evals)):
             return None  # saved already (a stop signal at the end)
         for callback in run_callbacks(trainer):
             callback.on_before_checkpoint(trainer, module)
-        self.saved_at = (module.progress.env_steps, len(module.progress.evals))
-        path = self.dir / f"env_steps={module.progress.env_steps:012d}.ckpt"
+        self.saved_at = (now, len(module.progress.evals))
+        path = self.dir / f"{self.unit}={now:012d}.ckpt"
         ranks = [rank_file(path, r) for r in range(1, trainer.world_size)]
         if ranks:
             if not trainer.is_global_zero:
@@ -158,7 +162,7 @@ class Checkpoints(RunCallback):
     def _rotate(self) -> None:
         """Keeps the ``keep`` newest written (a resume from an older checkpoint writes newer ones), each
         checkpoint with the files beside it."""
-        for old in self._newest_first("env_steps=*.ckpt")[self.keep :]:
+        for old in self._newest_first(f"{self.unit}=*.ckpt")[self.keep :]:
             old.unlink()
             old.with_suffix(".replay").unlink(missing_ok=True)
             for rank in self.dir.glob(f"{old.stem}.rank*.state"):
@@ -166,7 +170,7 @@ class Checkpoints(RunCallback):
 
     def _rotate_own(self, rank: int) -> None:
         """Rank ``rank``'s own files, rotated by that rank: on machines that share no disk, rank 0 never sees them."""
-        for old in self._newest_first(f"env_steps=*.rank{rank}.state")[self.keep :]:
+        for old in self._newest_first(f"{self.unit}=*.rank{rank}.state")[self.keep :]:
             old.unlink(missing_ok=True)
 
     def _newest_first(self, pattern: str) -> list[Path]:

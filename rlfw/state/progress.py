@@ -18,10 +18,18 @@ class RunProgress(Clock):
     solved: bool = False  # an evaluation reached env.solved_return (stop_when_solved)
     metric_rows: int = 0  # rows written to the loggers
     nonfinite_skips: int = 0  # updates dropped for a non-finite loss or gradient (on_nonfinite=skip)
+    # What the run's budget and schedule (evaluations, checkpoints, metric rows) count: env steps, or updates
+    # in a run that learns from data (``Replay.fixed``). Set once by the run (the config decides it): not saved.
+    unit: str = "env_steps"
+
+    def now(self) -> int:
+        """The run's position in its unit."""
+        return self.updates if self.unit == "updates" else self.env_steps
 
     def state_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "unit"}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         for f in fields(self):
-            setattr(self, f.name, list(state[f.name]) if f.name == "evals" else state[f.name])
+            if f.name != "unit":
+                setattr(self, f.name, list(state[f.name]) if f.name == "evals" else state[f.name])

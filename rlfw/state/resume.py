@@ -25,6 +25,7 @@ from rlfw.state.names import FORMAT, LAST
 # Any other difference (algo, env, network sizes, seed, ...) would make a different run.
 MAY_CHANGE = (
     "total_env_steps",
+    "total_updates",
     "stop_when_solved",
     "objective",
     "eval",
@@ -109,7 +110,9 @@ def load(path: Path) -> dict[str, Any]:
 
 def intact_older(path: Path) -> Path | None:
     """The newest numbered checkpoint beside ``path``, other than ``path`` itself, that loads whole."""
-    for older in sorted(path.parent.glob("env_steps=*.ckpt"), reverse=True):  # zero-padded: newest first
+    for older in sorted(
+        path.parent.glob("*=*.ckpt"), reverse=True
+    ):  # env_steps= or updates=, zero-padded: newest first
         if older.samefile(path):  # last.ckpt is a hard link to the newest
             continue
         try:
@@ -186,9 +189,12 @@ def finished(run_dir: Path, state: dict[str, Any], cfg: dict[str, Any]) -> dict[
         summary = json.loads((run_dir / "summary.json").read_text())
     except (OSError, ValueError):
         return None
-    if not isinstance(summary, dict) or summary.get("env_steps") != state["run"]["env_steps"]:
+    unit, total = (
+        ("updates", cfg["total_updates"]) if cfg.get("total_updates") else ("env_steps", cfg["total_env_steps"])
+    )
+    if not isinstance(summary, dict) or summary.get(unit) != state["run"][unit]:
         return None
-    more = cfg["total_env_steps"] > summary["env_steps"] and not (cfg["stop_when_solved"] and summary.get("solved"))
+    more = total > summary[unit] and not (cfg["stop_when_solved"] and summary.get("solved"))
     return None if more else summary
 
 

@@ -8,7 +8,7 @@ from rlfw.run.progress import Progress
 
 def fake_module(env_steps: int) -> SimpleNamespace:
     stream = SimpleNamespace(recent=lambda: ([10.0, 20.0], [5, 6]))
-    progress = SimpleNamespace(env_steps=env_steps, updates=7, evals=[{"return_mean": 42.0}])
+    progress = SimpleNamespace(env_steps=env_steps, updates=7, evals=[{"return_mean": 42.0}], now=lambda: env_steps)
     return SimpleNamespace(progress=progress, stream=stream, steps_per_second=lambda: 1000.0)
 
 

@@ -1,0 +1,113 @@
+"""A local Minari dataset as one time-major block of transitions (what ``replay=dataset`` samples from),
+read without the network from ``MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rlfw.env.spec import EnvSpec
+from rlfw.errors import ConfigError
+
+SOURCES = ("minari",)
+
+
+@dataclass
+class Transitions:
+    """Every step of the dataset's episodes, concatenated in episode order, and the references of the
+    normalized score (None where the dataset has none)."""
+
+    obs: np.ndarray
+    action: np.ndarray
+    reward: np.ndarray
+    next_obs: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    ref_min_score: float | None
+    ref_max_score: float | None
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+
+def load(dataset_id: str | None) -> Any:
+    """The Minari dataset ``dataset_id``, from the local datasets only; one line naming those there are."""
+    try:
+        import minari
+    except ImportError:
+        raise ConfigError('data=minari needs Minari: pip install "rlfw[data]"') from None
+    local = sorted(minari.list_local_datasets())
+    if dataset_id is None:
+        raise ConfigError(f"data.id: which local Minari dataset to learn from; there: {', '.join(local) or 'none'}")
+    if dataset_id not in local:
+        where = minari.storage.get_dataset_path("")
+        raise ConfigError(
+            f"data.id={dataset_id}: no such local Minari dataset under {where}; there: {', '.join(local) or 'none'}"
+        )
+    try:
+        return minari.load_dataset(dataset_id, download=False)
+    except DAMAGED as err:
+        raise damaged(dataset_id, err) from err
+
+
+DAMAGED = (OSError, KeyError, ValueError, RuntimeError)  # what h5py and Minari raise on a damaged file
+
+
+def damaged(dataset_id: str, err: Exception) -> ConfigError:
+    return ConfigError(f"data.id={dataset_id}: the dataset cannot be read ({type(err).__name__}: {err})")
+
+
+def read(data: dict[str, Any], spec: EnvSpec) -> Transitions:
+    """The transitions of the dataset ``data`` names (``conf/data/<name>.yaml``), checked to fit the env ``spec``."""
+    if data["name"] not in SOURCES:
+        raise ConfigError(f"data={data['name']}: no such data source; valid: {', '.join(SOURCES)}")
+    dataset = load(data["id"])
+    parts: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("obs", "action", "reward", "next_obs", "terminated", "truncated")
+    }
+    try:
+        episodes = list(dataset.iterate_episodes())
+    except DAMAGED as err:
+        raise damaged(data["id"], err) from err
+    for episode in episodes:
+        if not isinstance(episode.observations, np.ndarray):
+            raise ConfigError(f"data.id={data['id']}: Dict or Tuple observations; this rlfw reads array observations")
+        parts["obs"].append(episode.observations[:-1])
+        parts["next_obs"].append(episode.observations[1:])
+        parts["action"].append(np.asarray(episode.actions))
+        parts["reward"].append(np.asarray(episode.rewards, dtype=np.float32))
+        parts["terminated"].append(np.asarray(episode.terminations, dtype=bool))
+        parts["truncated"].append(np.asarray(episode.truncations, dtype=bool))
+    if not parts["obs"] or not sum(len(a) for a in parts["action"]):
+        raise ConfigError(f"data.id={data['id']}: the dataset holds no steps")
+    arrays = {k: np.concatenate(v) for k, v in parts.items()}
+    fits(data["id"], arrays, spec)
+    metadata = dataset.storage.metadata
+    return Transitions(
+        **arrays,
+        ref_min_score=metadata.get("ref_min_score"),
+        ref_max_score=metadata.get("ref_max_score"),
+    )
+
+
+def fits(dataset_id: str, arrays: dict[str, np.ndarray], spec: EnvSpec) -> None:
+    """The dataset's observations and actions are the env's (what the network and the evaluation use)."""
+    obs_shape = arrays["obs"].shape[1:]
+    if obs_shape != spec.obs_shape:
+        raise ConfigError(
+            f"data.id={dataset_id}: observations of shape {obs_shape} do not fit env {spec.id}'s {spec.obs_shape}"
+        )
+    action = arrays["action"]
+    if spec.discrete:
+        whole = np.issubdtype(action.dtype, np.integer) and action.ndim == 1
+        if not whole or action.min() < 0 or action.max() >= spec.num_actions:
+            raise ConfigError(
+                f"data.id={dataset_id}: its actions are not the discrete actions 0..{spec.num_actions - 1} of env {spec.id}"
+            )
+    elif action.ndim != 2 or action.shape[1:] != spec.action_space.shape:
+        raise ConfigError(
+            f"data.id={dataset_id}: actions of shape {action.shape[1:]} do not fit env {spec.id}'s"
+            f" {spec.action_space} (discrete data cannot train a continuous-action algorithm, nor the reverse)"
+        )

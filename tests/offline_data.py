@@ -1,0 +1,58 @@
+"""Small Minari datasets for tests, written directly (no training): uniform random play of Pendulum and
+CartPole, and a damaged one."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+
+PENDULUM, CARTPOLE, DISCRETE_ON_BOX = "test/pendulum/random-v0", "test/cartpole/random-v0", "test/pendulum/discrete-v0"
+
+
+def random_episodes(env_id: str, episodes: int, seed: int = 0, discrete_actions: int | None = None) -> list:
+    from minari.data_collector import EpisodeBuffer
+
+    env, rng = gym.make(env_id), np.random.default_rng(seed)
+    buffers = []
+    for i in range(episodes):
+        obs, _ = env.reset(seed=seed + i)
+        steps: dict[str, list] = {
+            "observations": [obs],
+            "actions": [],
+            "rewards": [],
+            "terminations": [],
+            "truncations": [],
+        }
+        done = False
+        while not done:
+            action = env.action_space.sample()
+            obs, reward, terminated, truncated, _ = env.step(action)
+            recorded = int(rng.integers(discrete_actions)) if discrete_actions else action
+            for key, value in zip(steps, (obs, recorded, reward, terminated, truncated), strict=True):
+                steps[key].append(value)
+            done = terminated or truncated
+        buffers.append(EpisodeBuffer(id=i, **{k: np.asarray(v) for k, v in steps.items()}, infos={}))
+    return buffers
+
+
+def write_datasets() -> None:
+    """The datasets above, under the MINARI_DATASETS_PATH set now."""
+    import minari
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        minari.create_dataset_from_buffers(
+            PENDULUM, random_episodes("Pendulum-v1", 5), env="Pendulum-v1", data_format="hdf5"
+        )
+        minari.create_dataset_from_buffers(
+            CARTPOLE, random_episodes("CartPole-v1", 20), env="CartPole-v1", data_format="hdf5"
+        )
+        minari.create_dataset_from_buffers(
+            DISCRETE_ON_BOX,
+            random_episodes("Pendulum-v1", 2, discrete_actions=3),
+            observation_space=gym.spaces.Box(-np.inf, np.inf, (3,), np.float32),
+            action_space=gym.spaces.Discrete(3),
+            data_format="hdf5",
+        )

@@ -1,0 +1,81 @@
+"""Learning from a dataset (``data=minari``, ``replay=dataset``): a run counts updates, reads a local
+Minari dataset whose spaces fit the env, evaluates in the env; bad input ends in one line before
+anything is written."""
+
+import json
+import shutil
+
+import pytest
+
+import rlfw
+from rlfw.errors import ConfigError
+from tests.helpers import made_once
+from tests.offline_data import CARTPOLE, DISCRETE_ON_BOX, PENDULUM, write_datasets
+
+pytest.importorskip("minari")
+
+
+@pytest.fixture(scope="session")
+def dataset_root(tmp_path_factory):
+    def make(root):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("MINARI_DATASETS_PATH", str(root))
+            write_datasets()
+
+    return made_once(tmp_path_factory, "minari_datasets", make)
+
+
+@pytest.fixture
+def datasets(dataset_root, monkeypatch):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(dataset_root))
+    return dataset_root
+
+
+def test_a_run_on_a_dataset_counts_updates_evaluates_in_the_env_and_checkpoints_by_updates(datasets, tmp_path):
+    run = tmp_path / "run"
+    overrides = ["algo=bc", "env=cartpole", "data=minari", f"data.id={CARTPOLE}", "total_updates=600"]
+    summary = rlfw.train(
+        [*overrides, "eval.every=300", "replay.updates=300", "network.encoder.hidden=[32]"], run_dir=run
+    )
+    assert summary["updates"] == 600 and summary["env_steps"] == 0
+    assert [(e["updates"], e["env_steps"]) for e in summary["evals"]] == [(300, 0), (600, 0)]
+    assert (run / "checkpoints" / "updates=000000000600.ckpt").is_file()
+    assert json.loads((run / "summary.json").read_text())["updates_per_second"] > 0
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["algo=td3_bc", "env=pendulum", "data=minari", "data.id=nope/x-v0"], "no such local Minari dataset"),
+        (
+            ["algo=td3_bc", "env=pendulum", "data=minari"],
+            f"data.id: which local Minari dataset to learn from; there: {CARTPOLE}",
+        ),
+        (
+            ["algo=td3_bc", "env=pendulum", "data=minari", f"data.id={CARTPOLE}"],
+            "observations of shape (4,) do not fit",
+        ),
+        (["algo=td3_bc", "env=pendulum", "data=minari", f"data.id={DISCRETE_ON_BOX}"], "discrete data cannot train"),
+        (["algo=discrete_cql", "env=cartpole", "data=minari", f"data.id={PENDULUM}"], "do not fit env CartPole-v1"),
+        (["algo=td3_bc", "env=pendulum"], "replay=dataset learns from a dataset: give one, data=minari data.id=<id>"),
+        (["algo=sac", "env=pendulum", "data=minari", f"data.id={PENDULUM}"], "algo=bc, cql, discrete_cql, iql, td3_bc"),
+        (["algo=sac", "env=pendulum", "total_updates=100"], "total_updates=100: counts a run that learns from data"),
+    ],
+)
+def test_bad_input_is_refused_in_one_line_before_anything_is_written(
+    overrides, message, datasets, tmp_path, never_train
+):
+    with pytest.raises(ConfigError) as refused:
+        rlfw.train(overrides, run_dir=tmp_path / "run")
+    assert message in str(refused.value) and len(str(refused.value).splitlines()) == 1, refused.value
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_damaged_dataset_file_is_refused_in_one_line(datasets, tmp_path, monkeypatch, never_train):
+    copy = tmp_path / "copy"
+    shutil.copytree(datasets, copy)
+    (data_file,) = (copy / "test" / "cartpole" / "random-v0" / "data").glob("*.hdf5")
+    data_file.write_bytes(data_file.read_bytes()[:100])
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(copy))
+    with pytest.raises(ConfigError, match=f"data.id={CARTPOLE}: the dataset cannot be read"):
+        rlfw.train(["algo=bc", "data=minari", f"data.id={CARTPOLE}"], run_dir=tmp_path / "run")
