@@ -55,3 +55,23 @@ def rlfw_wheel(tmp_path_factory) -> Path:
     """rlfw built as a wheel from this checkout, once per test session."""
     (wheel,) = made_once(tmp_path_factory, "rlfw_wheel", lambda out: build_wheel(ROOT, out)).glob("*.whl")
     return wheel
+
+
+@pytest.fixture(scope="session")
+def dataset_root(tmp_path_factory) -> Path:
+    """Small Minari datasets (``tests.offline_data``), written once per test session."""
+    from tests.offline_data import write_datasets
+
+    def make(root: Path) -> None:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("MINARI_DATASETS_PATH", str(root))
+            write_datasets()
+
+    return made_once(tmp_path_factory, "minari_datasets", make)
+
+
+@pytest.fixture
+def datasets(dataset_root, monkeypatch) -> Path:
+    """MINARI_DATASETS_PATH, for this process and the ones it starts, where the test datasets are."""
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(dataset_root))
+    return dataset_root

@@ -9,26 +9,9 @@ import pytest
 
 import rlfw
 from rlfw.errors import ConfigError
-from tests.helpers import made_once
-from tests.offline_data import CARTPOLE, DISCRETE_ON_BOX, PENDULUM, write_datasets
+from tests.offline_data import CARTPOLE, DISCRETE_ON_BOX, PENDULUM
 
 pytest.importorskip("minari")
-
-
-@pytest.fixture(scope="session")
-def dataset_root(tmp_path_factory):
-    def make(root):
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setenv("MINARI_DATASETS_PATH", str(root))
-            write_datasets()
-
-    return made_once(tmp_path_factory, "minari_datasets", make)
-
-
-@pytest.fixture
-def datasets(dataset_root, monkeypatch):
-    monkeypatch.setenv("MINARI_DATASETS_PATH", str(dataset_root))
-    return dataset_root
 
 
 def test_a_run_on_a_dataset_counts_updates_evaluates_in_the_env_and_checkpoints_by_updates(datasets, tmp_path):

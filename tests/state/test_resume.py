@@ -19,6 +19,7 @@ import torch
 
 from rlfw.testing import run
 from tests.helpers import SMALL_SAC, run_printed
+from tests.offline_data import PENDULUM
 
 # Small runs (a smaller network than the tuned one), each with 3+ checkpoints and evaluations.
 # DQN on Taxi: its open actions ride with the observations through prioritized 3-step replay
@@ -82,6 +83,22 @@ LEAGUE = (
     "eval.every=1024",
     "eval.episodes=4",
 )
+# learning from a dataset: no training envs, the run counts updates; IQL's value network is the loss's own,
+# the observation statistics are the dataset's
+OFFLINE = (
+    "algo=iql",
+    "env=pendulum",
+    "data=minari",
+    f"data.id={PENDULUM}",
+    "network.encoder.hidden=[64,64]",
+    "network.head.critic_hidden=[64,64]",
+    "loss.value_hidden=[64,64]",
+    "replay.batch_size=64",
+    "replay.updates=250",
+    "total_updates=4000",
+    "eval.every=1000",
+    "eval.episodes=2",
+)
 COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")  # before each case's: it may set its own
 
 
@@ -124,7 +141,7 @@ def start(run_dir: Path, *overrides: str) -> subprocess.Popen:
 
 def wait_for_checkpoints(process: subprocess.Popen, run_dir: Path, count: int, timeout: float = 300) -> None:
     deadline = time.monotonic() + timeout
-    while len(list((run_dir / "checkpoints").glob("env_steps=*.ckpt"))) < count:
+    while len(list((run_dir / "checkpoints").glob("*=*.ckpt"))) < count:  # env_steps=, or updates=
         assert process.poll() is None, f"the run ended before its checkpoint {count}: {process.stderr.read()[-2000:]}"
         assert time.monotonic() < deadline, "no checkpoint in time"
         time.sleep(0.05)
@@ -139,10 +156,20 @@ def assert_same_run(resumed: Path, uninterrupted: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [RAINBOW, PPO, PIXELS, CONTINUOUS, SAC, RECURRENT, MAPPO, LEAGUE],  # DQN's case: the SIGTERM test below
-    ids=["rainbow", "ppo-compiled", "pixels-catch", "continuous-normalized", "sac", "ppo-lstm", "mappo", "league"],
+    [RAINBOW, PPO, PIXELS, CONTINUOUS, SAC, RECURRENT, MAPPO, LEAGUE, OFFLINE],  # DQN's: the SIGTERM test below
+    ids=[
+        "rainbow",
+        "ppo-compiled",
+        "pixels-catch",
+        "continuous-normalized",
+        "sac",
+        "ppo-lstm",
+        "mappo",
+        "league",
+        "offline-iql",
+    ],
 )
-def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted):
+def test_killed_and_resumed_run_ends_as_the_uninterrupted_one(args, tmp_path, uninterrupted, datasets):
     overrides = (*COMMON, *args)
     killed = tmp_path / "killed"
     process = start(killed, *overrides)
