@@ -14,7 +14,17 @@ PACKAGE = ROOT / "rlfw"
 # Low to high. A module belongs to the longest prefix listed; it may import its own layer and lower ones.
 LAYERS = [
     ["rlfw.errors", "rlfw.values", "rlfw.machine", "rlfw.batch", "rlfw.clock", "rlfw.registry", "rlfw.plugins"],  # core
-    ["rlfw.env", "rlfw.network", "rlfw.explore", "rlfw.replay", "rlfw.target", "rlfw.loss", "rlfw.optim"],  # parts
+    # parts (a dataset's reading among them: the dataset replay holds what it read)
+    [
+        "rlfw.env",
+        "rlfw.network",
+        "rlfw.explore",
+        "rlfw.replay",
+        "rlfw.target",
+        "rlfw.loss",
+        "rlfw.optim",
+        "rlfw.dataset.read",
+    ],
     ["rlfw.state"],  # checkpoints and resume
     ["rlfw.config", "rlfw.plugins.search_path"],  # everything before training
     ["rlfw.loggers"],
@@ -24,6 +34,7 @@ LAYERS = [
         "rlfw.play",
         "rlfw.export",
         "rlfw.compare",
+        "rlfw.dataset",
         "rlfw.testing",
         "rlfw.plugins.listing",
         "rlfw.plugins.__main__",

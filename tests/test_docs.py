@@ -29,6 +29,7 @@ from rlfw.export import Export
 from rlfw.play import Play
 from tests.docs_commands import COMMANDS, DISTINCT, PLACEHOLDER, Command
 from tests.helpers import ROOT, run_in_process
+from tests.offline_data import CARTPOLE, PENDULUM
 
 EXTRAS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
 
@@ -66,10 +67,10 @@ def test_the_docs_hold_the_commands_this_file_checks():
 
 @pytest.mark.parametrize("command", DISTINCT, ids=[c.id for c in DISTINCT])
 def test_a_documented_command_composes_and_passes_rlfws_checks(
-    command: Command, tmp_path, monkeypatch, capsys, dry_run
+    command: Command, tmp_path, monkeypatch, capsys, dry_run, datasets
 ):
     monkeypatch.chdir(tmp_path)
-    argv = command.filled(tmp_path)
+    argv = [stand_in(arg, command.argv) for arg in command.filled(tmp_path)]
     if command.program == "pip":
         extras = re.findall(r"\[([^\]]+)\]", " ".join(argv))
         assert all(e in EXTRAS for group in extras for e in group.split(",")), f"{command}: no such extra"
@@ -90,6 +91,17 @@ def test_a_documented_command_composes_and_passes_rlfws_checks(
         assert "algo  (conf/algo/" in capsys.readouterr().out  # every config group, not only the registry's
     else:
         pytest.fail(f"{command}: this file does not know how to check {command.program!r}")
+
+
+def stand_in(arg: str, argv: tuple[str, ...]) -> str:
+    """A dataset a documented command learns from, written by a command before it: in the dry run, the
+    test dataset of the same env (``tests.offline_data``); ``-m docs`` runs the commands that write it."""
+    if not arg.startswith("data.id="):
+        return arg
+    for env, dataset in (("env=pendulum", PENDULUM), ("env=cartpole", CARTPOLE)):
+        if env in argv:
+            return f"data.id={dataset}"
+    raise AssertionError(f"{shlex.join(argv)}: no test dataset stands in for its data.id (tests/offline_data.py)")
 
 
 def dry_run_rlfw(command: Command, argv: list[str], capsys) -> None:
@@ -137,6 +149,7 @@ def test_every_documented_command_runs_for_real(tmp_path):
     # a headless machine's environment: SDL looking for a display would print an XDG_RUNTIME_DIR error line
     headless = ("DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "SDL_VIDEODRIVER")
     env = {k: v for k, v in os.environ.items() if k not in headless}
+    env["MINARI_DATASETS_PATH"] = str(tmp_path / "datasets")  # what rlfw.dataset writes, data=minari reads
     failed = []
     for command in COMMANDS:
         if command.program == "pip":  # the extras are checked by the dry run; this venv has them all
@@ -205,6 +218,8 @@ def lowered(command: Command) -> list[str]:
         first += [f"{group}={name}" for group, name in re.findall(r"override /(algo|env): (\w+)", text)]
     cfg = composed(*first)
     replay = cfg["replay"]
+    if replay["name"] == "dataset":  # learning from data: its budget counts updates
+        return ["total_updates=1000", "eval.every=500", "eval.episodes=2", "replay.updates=250"]
     budget = max(2048, replay["num_steps"] * cfg["num_envs"]) if replay["name"] == "rollout" else 2048
     extra = [f"total_env_steps={budget}", f"eval.every={budget}", "eval.episodes=2"]
     if replay["name"] != "rollout":  # ++: in a sweep over algos, the primary config's replay may lack them
