@@ -46,8 +46,13 @@ def write_datasets() -> None:
         minari.create_dataset_from_buffers(
             PENDULUM, random_episodes("Pendulum-v1", 5), env="Pendulum-v1", data_format="hdf5"
         )
-        minari.create_dataset_from_buffers(
-            CARTPOLE, random_episodes("CartPole-v1", 20), env="CartPole-v1", data_format="hdf5"
+        minari.create_dataset_from_buffers(  # references: about a random policy's return, and the most there is
+            CARTPOLE,
+            random_episodes("CartPole-v1", 20),
+            env="CartPole-v1",
+            data_format="hdf5",
+            ref_min_score=20.0,
+            ref_max_score=500.0,
         )
         minari.create_dataset_from_buffers(
             DISCRETE_ON_BOX,

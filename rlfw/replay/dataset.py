@@ -37,6 +37,8 @@ class DatasetReplay(Replay):
             "terminated": torch.from_numpy(data.terminated),
         }
         self.size = len(data)
+        if data.ref_min_score is not None and data.ref_max_score is not None:
+            self.references = (data.ref_min_score, data.ref_max_score)
 
     def observations(self) -> np.ndarray:
         """Every observation of the dataset (what ``network.normalize_obs`` takes its statistics from)."""

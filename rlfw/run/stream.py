@@ -128,6 +128,9 @@ class Stream:
         self.timings.evaluate += perf_counter() - start
         if result is None:
             return False
+        if module.replay.references is not None:  # a dataset's: D4RL's 100 (R - R_random) / (R_expert - R_random)
+            low, high = module.replay.references
+            result["normalized_score"] = 100 * (result["return_mean"] - low) / (high - low)
         self.clock.evals.append(result)
         module.write({f"eval/{k}": v for k, v in result.items() if k not in ("env_steps", "updates", "wall_seconds")})
         if module._trainer is not None:  # callbacks (best.ckpt) see the weights just evaluated

@@ -123,6 +123,7 @@ def summarized(job: Job, module: RLModule, wall: float, mean_return: float) -> d
         "eval_return_mean": final["return_mean"],
         "eval_return_std": final["return_std"],
         "best_eval_return_mean": max(returns),
+        **normalized_scores(module.progress.evals),
         "mean_eval_return": mean_return,
         # CleanRL's measure: the mean return of the last 100 training episodes (raw rewards)
         "train_episode_return_last_100": float(np.mean(recent)) if recent else None,
@@ -143,6 +144,12 @@ def summarized(job: Job, module: RLModule, wall: float, mean_return: float) -> d
         },
         **git_state(),
     }
+
+
+def normalized_scores(evals: list[dict[str, Any]]) -> dict[str, float]:
+    """The last and best normalized scores, where the evaluations have them (learning from a dataset with references)."""
+    scores = [e["normalized_score"] for e in evals if "normalized_score" in e]
+    return {"normalized_score": scores[-1], "best_normalized_score": max(scores)} if scores else {}
 
 
 def prepare_folder(job: Job, run_dir: Path) -> None:

@@ -23,7 +23,11 @@ def test_a_run_on_a_dataset_counts_updates_evaluates_in_the_env_and_checkpoints_
     assert summary["updates"] == 600 and summary["env_steps"] == 0
     assert [(e["updates"], e["env_steps"]) for e in summary["evals"]] == [(300, 0), (600, 0)]
     assert (run / "checkpoints" / "updates=000000000600.ckpt").is_file()
-    assert json.loads((run / "summary.json").read_text())["updates_per_second"] > 0
+    written = json.loads((run / "summary.json").read_text())
+    assert written["updates_per_second"] > 0
+    scores = [100 * (e["return_mean"] - 20.0) / 480.0 for e in summary["evals"]]  # the dataset's references
+    assert [e["normalized_score"] for e in summary["evals"]] == pytest.approx(scores)
+    assert (written["normalized_score"], written["best_normalized_score"]) == pytest.approx((scores[-1], max(scores)))
 
 
 @pytest.mark.parametrize(
