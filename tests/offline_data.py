@@ -9,12 +9,24 @@ import gymnasium as gym
 import numpy as np
 
 PENDULUM, CARTPOLE, DISCRETE_ON_BOX = "test/pendulum/random-v0", "test/cartpole/random-v0", "test/pendulum/discrete-v0"
+# CartPole played by a hand-written balancer (push toward where the pole falls) that takes a random action
+# 40% of the time: a behaviour policy of about 260 (the balancer alone holds 500), to learn from
+SCRIPTED = "test/cartpole/scripted-v0"
 
 
-def random_episodes(env_id: str, episodes: int, seed: int = 0, discrete_actions: int | None = None) -> list:
+def balancer(obs: np.ndarray) -> int:
+    return int(obs[2] + 0.5 * obs[3] > 0)  # the pole's angle and angular velocity
+
+
+def random_episodes(
+    env_id: str, episodes: int, seed: int = 0, discrete_actions: int | None = None, policy=None, epsilon: float = 1.0
+) -> list:
+    """Episodes of uniform random actions (recorded as random ``discrete_actions`` where given), or of
+    ``policy`` taking a random action with probability ``epsilon``."""
     from minari.data_collector import EpisodeBuffer
 
     env, rng = gym.make(env_id), np.random.default_rng(seed)
+    env.action_space.seed(seed)
     buffers = []
     for i in range(episodes):
         obs, _ = env.reset(seed=seed + i)
@@ -27,7 +39,7 @@ def random_episodes(env_id: str, episodes: int, seed: int = 0, discrete_actions:
         }
         done = False
         while not done:
-            action = env.action_space.sample()
+            action = policy(obs) if policy is not None and rng.random() >= epsilon else env.action_space.sample()
             obs, reward, terminated, truncated, _ = env.step(action)
             recorded = int(rng.integers(discrete_actions)) if discrete_actions else action
             for key, value in zip(steps, (obs, recorded, reward, terminated, truncated), strict=True):
@@ -54,6 +66,8 @@ def write_datasets() -> None:
             ref_min_score=20.0,
             ref_max_score=500.0,
         )
+        scripted = random_episodes("CartPole-v1", 30, policy=balancer, epsilon=0.4)
+        minari.create_dataset_from_buffers(SCRIPTED, scripted, env="CartPole-v1", data_format="hdf5")
         minari.create_dataset_from_buffers(
             DISCRETE_ON_BOX,
             random_episodes("Pendulum-v1", 2, discrete_actions=3),

@@ -143,10 +143,11 @@ class Stream:
             self.clock.solved = True
             if eval_envs is not None:
                 log.info(
-                    "solved: greedy eval return %.6g >= %g at %d env steps",  # %g: a bar of 0.999 reads as itself
+                    "solved: greedy eval return %.6g >= %g at %d %s",  # %g: a bar of 0.999 reads as itself
                     result["return_mean"],
                     solved_at,
-                    self.clock.env_steps,
+                    self.clock.now(),
+                    self.clock.unit.replace("_", " "),
                 )
         return True
 

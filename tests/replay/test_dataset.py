@@ -5,11 +5,12 @@ anything is written."""
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 import rlfw
 from rlfw.errors import ConfigError
-from tests.offline_data import CARTPOLE, DISCRETE_ON_BOX, PENDULUM
+from tests.offline_data import CARTPOLE, DISCRETE_ON_BOX, PENDULUM, SCRIPTED
 
 pytest.importorskip("minari")
 
@@ -28,6 +29,18 @@ def test_a_run_on_a_dataset_counts_updates_evaluates_in_the_env_and_checkpoints_
     scores = [100 * (e["return_mean"] - 20.0) / 480.0 for e in summary["evals"]]  # the dataset's references
     assert [e["normalized_score"] for e in summary["evals"]] == pytest.approx(scores)
     assert (written["normalized_score"], written["best_normalized_score"]) == pytest.approx((scores[-1], max(scores)))
+
+
+@pytest.mark.parametrize("algo", ["bc", "discrete_cql"])
+def test_bc_and_discrete_cql_beat_the_behaviour_policy_of_a_noisy_cartpole_dataset(algo, datasets, tmp_path):
+    import minari
+
+    behaviour = float(np.mean([e.rewards.sum() for e in minari.load_dataset(SCRIPTED).iterate_episodes()]))
+    assert 200 < behaviour < 300  # the balancer with 40% random actions (tests/offline_data.py)
+    small = ["network.encoder.hidden=[64,64]", "replay.batch_size=64", "replay.updates=500", "eval.every=500"]
+    data = [f"algo={algo}", "env=cartpole", "data=minari", f"data.id={SCRIPTED}", "total_updates=3000"]
+    summary = rlfw.train([*data, *small], run_dir=tmp_path / "run")
+    assert summary["eval_return_mean"] >= 475 > behaviour, summary["evals"]  # solved: CartPole's bar
 
 
 @pytest.mark.parametrize(
