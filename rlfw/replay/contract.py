@@ -53,5 +53,9 @@ class Replay:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Puts ``state_dict``'s result back."""
 
+    def observations(self) -> np.ndarray:  # pragma: no cover
+        """A fixed replay's every observation (``network.normalize_obs`` takes its statistics from them)."""
+        raise NotImplementedError
+
     def end_episodes(self) -> None:
         """The envs start new episodes (a resume that could not restore them)."""

@@ -12,8 +12,8 @@ log = logging.getLogger("rlfw")
 
 
 class Progress:
-    def __init__(self, total: int, every_s: float, unit: str = "env_steps", live: bool | None = None):
-        self.total, self.every_s, self.unit = total, every_s, unit.replace("_", " ")  # env steps, or updates
+    def __init__(self, total: int, every_s: float, unit: str = "env steps", live: bool | None = None):
+        self.total, self.every_s, self.unit = total, every_s, unit  # the run's unit: env steps, or updates
         self.live = sys.stderr.isatty() if live is None else live
         self.next_report = time.monotonic() + every_s
         self.bar = None

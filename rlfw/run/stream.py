@@ -49,7 +49,7 @@ class Stream:
         rank = rank_and_world(module)[0]
         c = self._start(rank)
         eval_envs = module.env.make(cfg["eval"]["episodes"], evaluation=True) if rank == 0 else None
-        bar = Progress(module.total, cfg["progress_every_s"], run.unit)
+        bar = Progress(module.total, cfg["progress_every_s"], run.unit_words)
         finish = finisher(module.device)
         try:
             while True:
@@ -99,12 +99,7 @@ class Stream:
         module.resume_clock(0.0)
         if module.resume is not None:
             restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))
-            log.info(
-                "resumed from %s at %s %s",
-                module.resume.path,
-                f"{self.clock.now():,}",
-                self.clock.unit.replace("_", " "),
-            )
+            log.info("resumed from %s at %s %s", module.resume.path, f"{self.clock.now():,}", self.clock.unit_words)
         return self.collector
 
     def _league(self, envs, seed: int):
@@ -147,7 +142,7 @@ class Stream:
                     result["return_mean"],
                     solved_at,
                     self.clock.now(),
-                    self.clock.unit.replace("_", " "),
+                    self.clock.unit_words,
                 )
         return True
 

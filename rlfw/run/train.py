@@ -201,9 +201,9 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
     summary = summarized(job, module, wall, mean_return)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     finish_loggers(loggers, summary, run_dir)
-    unit = module.progress.unit
+    unit, name = module.progress.unit, module.progress.unit_words
     count, rate = f"{summary[unit]:,}", summary["steps_per_second" if unit == "env_steps" else "updates_per_second"]
-    mean, std, name = summary["eval_return_mean"], summary["eval_return_std"], unit.replace("_", " ")
+    mean, std = summary["eval_return_mean"], summary["eval_return_std"]
     log.info(
         "done: eval return %.1f +- %.1f after %s %s in %.1f s (%.0f %s/s)", mean, std, count, name, wall, rate, name
     )

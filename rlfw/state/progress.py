@@ -26,6 +26,11 @@ class RunProgress(Clock):
         """The run's position in its unit."""
         return self.updates if self.unit == "updates" else self.env_steps
 
+    @property
+    def unit_words(self) -> str:
+        """The unit as a log line says it: "env steps" or "updates"."""
+        return self.unit.replace("_", " ")
+
     def state_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "unit"}
 
