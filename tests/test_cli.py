@@ -12,7 +12,8 @@ from tests.helpers import check_refused, run_cli, run_in_process
 BAD = [
     (
         ["algo=nope"],
-        "algo=nope: no such option; valid: a2c, a2c_lstm, c51, ddpg, double_dqn, dqn, mappo, ppo, ppo_lstm, rainbow, sac, td3",
+        "algo=nope: no such option; valid: a2c, a2c_lstm, bc, c51, cql, ddpg, discrete_cql, double_dqn, dqn, iql, mappo, ppo,"
+        " ppo_lstm, rainbow, sac, td3, td3_bc",
     ),
     (
         ["env=nope"],
@@ -222,7 +223,7 @@ def test_help_speaks_rlfw():
     assert result.stdout.startswith("rlfw: reinforcement learning where an algorithm is a config combination.")
     assert "powered by Hydra" not in result.stdout
     assert (
-        "replay: prioritized, rollout, uniform" in result.stdout
+        "replay: dataset, prioritized, rollout, uniform" in result.stdout
         and "python -m rlfw -m algo=dqn,double_dqn" in result.stdout
     )
 

@@ -39,13 +39,14 @@ def head_of(algo: str, files: dict[str, Path], seen: frozenset[str] = frozenset(
     return None
 
 
-def algos_acting_in(space: str) -> list[str]:
-    """The algos whose head declares it acts in ``space`` (``Box``, ``Discrete``, ...)."""
-    files, heads = algo_files(), options("head")
+def algos_acting_in(space: str, from_data: bool = False) -> list[str]:
+    """The algos whose head declares it acts in ``space`` (``Box``, ``Discrete``, ...): those that learn
+    from the env's steps, or with ``from_data`` those that learn from a dataset."""
+    files, heads, offline = algo_files(), options("head"), set(algos_learning_from_data())
     acting = []
     for algo in sorted(files):
         head = head_of(algo, files)
-        if head in names("head") and space in heads[head].action_spaces:
+        if head in names("head") and space in heads[head].action_spaces and (algo in offline) == from_data:
             acting.append(algo)
     return acting
 

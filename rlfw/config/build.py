@@ -97,7 +97,7 @@ def _require_action_space(cfg: dict[str, Any], spec: EnvSpec) -> None:
             " observations carry their open actions (env.mask=none acts without)"
         )
     if space not in spaces:
-        algos = ", ".join(algos_acting_in(space)) or "none"
+        algos = ", ".join(algos_acting_in(space, from_data=bool(cfg.get("data")))) or "none"
         raise ConfigError(
             f"network/head={head} acts in {', '.join(sorted(spaces))} action spaces, and {spec.id} has"
             f" {spec.action_space}; the algos that act in a {space} space: {algos}"

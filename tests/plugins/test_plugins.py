@@ -58,8 +58,8 @@ def test_a_plugin_is_found_from_any_folder(tmp_path, rlfw_wheel, rlfw_editable, 
     assert "name: scaled_dqn\n  scale: 0.25" in (work / "a" / "resolved.yaml").read_text()
     help_text = rlfw(python, work, "--help").stdout
     assert (
-        "algo: a2c, a2c_lstm, c51, ddpg, double_dqn, dqn, mappo, ppo, ppo_lstm, rainbow, sac, scaled_dqn, td3"
-        in help_text
+        "algo: a2c, a2c_lstm, bc, c51, cql, ddpg, discrete_cql, double_dqn, dqn, iql, mappo, ppo, ppo_lstm, rainbow, sac,"
+        " scaled_dqn, td3, td3_bc" in help_text
     )
     assert "loss: a2c, bc, c51, cql, discrete_cql, double_dqn, dqn, iql, ppo, sac, scaled_dqn, td3, td3_bc" in help_text
     where = subprocess.run(
