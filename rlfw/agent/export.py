@@ -125,7 +125,7 @@ def verify(agent: Agent, fmt: str, path: Path, steps: int = 100) -> None:
     """The file, loaded back, picks the agent's actions (continuous ones up to float rounding) over
     ``steps`` steps of the eval envs' episodes, each side carrying its own state (a recurrent policy's)."""
     envs = agent.make_env(8)
-    rows = envs.num_envs  # 8 copies of the env: more rows where each copy has several agents
+    rows = envs.num_envs  # 8 copies of the env, each one row or several (EnvSpec.rows_per_copy)
     obs, _ = envs.reset(seed=agent.eval_seed())
     run, carried = load_file(fmt, path), [t.numpy() for t in driver(agent.net, rows).initial(rows)]
     state, starts = None, np.ones(rows, dtype=bool)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rlfw.config.algos import algos_learning_from_data
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 from rlfw.registry import lookup, options
@@ -181,8 +182,6 @@ def check_data(chosen: Chosen) -> None:
 
 def check_learning_from_data(cfg: dict[str, Any], chosen: Chosen) -> None:
     """A dataset goes with a fixed replay (``replay=dataset``), which counts the run in updates."""
-    from rlfw.config.algos import algos_learning_from_data
-
     replay, data, updates = chosen.name["replay"], cfg.get("data"), cfg.get("total_updates")
     offline = f"algorithms that learn from data: algo={', '.join(algos_learning_from_data())}"
     if data and not chosen.replay.fixed:

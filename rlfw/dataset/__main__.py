@@ -4,6 +4,7 @@ under ``MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``). Bad input ends 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import warnings
 from pathlib import Path
@@ -22,8 +23,6 @@ def parser() -> argparse.ArgumentParser:
 
 
 def default_id(run: Path) -> str:
-    import json
-
     summary = json.loads((run / "summary.json").read_text()) if (run / "summary.json").is_file() else {}
     env = str(summary.get("env", "env")).split(":")[-1].replace("/", "-").lower()
     name = "".join(c if c.isalnum() or c in "-_" else "-" for c in run.resolve().name).strip("-")

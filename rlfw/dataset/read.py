@@ -3,7 +3,9 @@ read without the network from ``MINARI_DATASETS_PATH`` (default ``~/.minari/data
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,13 @@ class Transitions:
         return len(self.action)
 
 
+DAMAGED = (OSError, KeyError, ValueError, RuntimeError)  # what h5py and Minari raise on a damaged file
+
+
+def damaged(dataset_id: str | None, err: Exception) -> ConfigError:
+    return ConfigError(f"data.id={dataset_id}: the dataset cannot be read ({type(err).__name__}: {err})")
+
+
 def load(dataset_id: str | None) -> Any:
     """The Minari dataset ``dataset_id``, from the local datasets only; one line naming those there are."""
     try:
@@ -52,28 +61,30 @@ def load(dataset_id: str | None) -> Any:
         raise damaged(dataset_id, err) from err
 
 
-DAMAGED = (OSError, KeyError, ValueError, RuntimeError)  # what h5py and Minari raise on a damaged file
-
-
-def damaged(dataset_id: str, err: Exception) -> ConfigError:
-    return ConfigError(f"data.id={dataset_id}: the dataset cannot be read ({type(err).__name__}: {err})")
-
-
 def read(data: dict[str, Any], spec: EnvSpec) -> Transitions:
     """The transitions of the dataset ``data`` names (``conf/data/<name>.yaml``), checked to fit the env ``spec``."""
     if data["name"] not in SOURCES:
         raise ConfigError(f"data={data['name']}: no such data source; valid: {', '.join(SOURCES)}")
-    dataset = load(data["id"])
+    found = transitions(data["id"], os.environ.get("MINARI_DATASETS_PATH"))
+    fits(data["id"], found, spec)
+    return found
+
+
+@lru_cache(maxsize=2)  # a run builds its parts twice (checked, then trained): the dataset is read once
+def transitions(dataset_id: str | None, root: str | None) -> Transitions:
+    """Every step of the local dataset ``dataset_id`` under ``root`` (MINARI_DATASETS_PATH), never changed
+    after: the replay and the normalizer only read them."""
+    dataset = load(dataset_id)
     parts: dict[str, list[np.ndarray]] = {
         k: [] for k in ("obs", "action", "reward", "next_obs", "terminated", "truncated")
     }
     try:
         episodes = list(dataset.iterate_episodes())
     except DAMAGED as err:
-        raise damaged(data["id"], err) from err
+        raise damaged(dataset_id, err) from err
     for episode in episodes:
         if not isinstance(episode.observations, np.ndarray):
-            raise ConfigError(f"data.id={data['id']}: Dict or Tuple observations; this rlfw reads array observations")
+            raise ConfigError(f"data.id={dataset_id}: Dict or Tuple observations; this rlfw reads array observations")
         parts["obs"].append(episode.observations[:-1])
         parts["next_obs"].append(episode.observations[1:])
         parts["action"].append(np.asarray(episode.actions))
@@ -81,25 +92,23 @@ def read(data: dict[str, Any], spec: EnvSpec) -> Transitions:
         parts["terminated"].append(np.asarray(episode.terminations, dtype=bool))
         parts["truncated"].append(np.asarray(episode.truncations, dtype=bool))
     if not parts["obs"] or not sum(len(a) for a in parts["action"]):
-        raise ConfigError(f"data.id={data['id']}: the dataset holds no steps")
-    arrays = {k: np.concatenate(v) for k, v in parts.items()}
-    fits(data["id"], arrays, spec)
+        raise ConfigError(f"data.id={dataset_id}: the dataset holds no steps")
     metadata = dataset.storage.metadata
     return Transitions(
-        **arrays,
+        **{k: np.concatenate(v) for k, v in parts.items()},
         ref_min_score=metadata.get("ref_min_score"),
         ref_max_score=metadata.get("ref_max_score"),
     )
 
 
-def fits(dataset_id: str, arrays: dict[str, np.ndarray], spec: EnvSpec) -> None:
+def fits(dataset_id: str, data: Transitions, spec: EnvSpec) -> None:
     """The dataset's observations and actions are the env's (what the network and the evaluation use)."""
-    obs_shape = arrays["obs"].shape[1:]
+    obs_shape = data.obs.shape[1:]
     if obs_shape != spec.obs_shape:
         raise ConfigError(
             f"data.id={dataset_id}: observations of shape {obs_shape} do not fit env {spec.id}'s {spec.obs_shape}"
         )
-    action = arrays["action"]
+    action = data.action
     if spec.discrete:
         whole = np.issubdtype(action.dtype, np.integer) and action.ndim == 1
         if not whole or action.min() < 0 or action.max() >= spec.num_actions:

@@ -18,9 +18,9 @@ from rlfw.registry import build
 from rlfw.state.resume import load_replay, read_checkpoint
 
 
-def random_return(cfg: dict[str, Any], episodes: int, seed: int) -> float:
-    """The mean return of uniform random actions over ``episodes`` episodes of the run's eval env."""
-    env = build("env", cfg["env"], "env").make(1, evaluation=True)
+def random_return(option: Any, episodes: int, seed: int) -> float:
+    """The mean return of uniform random actions over ``episodes`` episodes of the env ``option``'s eval env."""
+    env = option.make(1, evaluation=True)
     env.action_space.seed(seed)
     returns: list[float] = []
     env.reset(seed=seed)
@@ -57,7 +57,8 @@ def write(run_dir: Path, dataset_id: str, reference_episodes: int = 10) -> Any:
     if dataset_id in minari.list_local_datasets():
         raise ConfigError(f"rlfw.dataset: the dataset {dataset_id} exists already; give another --id (or delete it)")
     episodes, cfg, checkpoint = run_episodes(run_dir)
-    spec = build("env", cfg["env"], "env").spec
+    option = build("env", cfg["env"], "env")
+    spec = option.spec
     if spec.parts or spec.agents or spec.frame_stack:
         raise ConfigError(
             f"rlfw.dataset: {spec.id}'s observations are packed (Dict keys or masks), stacked or many agents';"
@@ -85,7 +86,7 @@ def write(run_dir: Path, dataset_id: str, reference_episodes: int = 10) -> Any:
         action_space=None if registered else spec.action_space,
         algorithm_name=f"rlfw {summary['algo']} (replay of {run_dir.resolve()}, {checkpoint.name})",
         description=f"The replay of the rlfw run {run_dir.resolve()} at {summary['env_steps']:,} env steps, in play order.",
-        ref_min_score=random_return(cfg, reference_episodes, cfg["seed"]),
+        ref_min_score=random_return(option, reference_episodes, cfg["seed"]),
         ref_max_score=summary["best_eval_return_mean"],
         num_episodes_average_score=reference_episodes,
         author="rlfw.dataset",
