@@ -252,11 +252,13 @@ def check_loss(name: str, batch: Batch | None = None, **values) -> dict[str, tor
 
 def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
     """Ready within ``max_steps`` vector steps of 2 envs (a fixed one, on a dataset of ``max_steps``
-    transitions: at once); its batches hold exactly the fields it declares."""
-    fixed = declared("replay", name).fixed
+    transitions: at once; one that needs a dataset gets that one); its batches hold exactly the fields it
+    declares."""
+    cls = declared("replay", name)
+    fixed = cls.fixed
     run = {"spec": SPEC, "num_envs": 2, "gamma": 0.99, "total_env_steps": 1_000_000, "data": None}
     fields = ["obs", "action", "reward", "next_obs", "terminated", "truncated"]
-    if fixed:
+    if cls.needs_data:
         arrays = {f: field(f, max_steps).numpy() for f in fields}
         run["data"] = Transitions(**arrays, ref_min_score=None, ref_max_score=None)
     replay = build("replay", {"name": name, **values}, "replay", **run)

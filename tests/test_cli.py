@@ -223,7 +223,7 @@ def test_help_speaks_rlfw():
     assert result.stdout.startswith("rlfw: reinforcement learning where an algorithm is a config combination.")
     assert "powered by Hydra" not in result.stdout
     assert (
-        "replay: dataset, prioritized, rollout, uniform" in result.stdout
+        "replay: dataset, mixed, prioritized, rollout, uniform" in result.stdout
         and "python -m rlfw -m algo=dqn,double_dqn" in result.stdout
     )
 

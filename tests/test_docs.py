@@ -65,12 +65,34 @@ def test_the_docs_hold_the_commands_this_file_checks():
     assert {c.file for c in COMMANDS} >= {"README.md", "docs/index.md", "docs/guide/agents.md"}
 
 
+ONLINE_KEYS = ("online=", "init_from=", "total_env_steps=", "total_updates=", "hydra.")
+
+
+@pytest.fixture(scope="session")
+def offline_checkpoints(dataset_root, tmp_path_factory) -> dict[tuple[str, ...], Path]:
+    """The checkpoint each documented ``init_from=`` names, for the dry run: its command without the online
+    keys, trained 10 updates on the stand-in dataset (``-m docs`` runs the command that writes the real one)."""
+    import rlfw
+
+    made = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MINARI_DATASETS_PATH", str(dataset_root))
+        for command in (c for c in DISTINCT if any(a.startswith("init_from=") for a in c.argv)):
+            offline = [stand_in(a, command.argv, {}) for a in command.argv if not a.startswith(ONLINE_KEYS)]
+            run = tmp_path_factory.mktemp("offline") / "run"
+            rlfw.train(
+                [*offline, "total_updates=10", "replay.updates=10", "eval.every=10", "eval.episodes=1"], run_dir=run
+            )
+            made[command.argv] = run / "checkpoints" / "last.ckpt"
+    return made
+
+
 @pytest.mark.parametrize("command", DISTINCT, ids=[c.id for c in DISTINCT])
 def test_a_documented_command_composes_and_passes_rlfws_checks(
-    command: Command, tmp_path, monkeypatch, capsys, dry_run, datasets
+    command: Command, tmp_path, monkeypatch, capsys, dry_run, datasets, offline_checkpoints
 ):
     monkeypatch.chdir(tmp_path)
-    argv = [stand_in(arg, command.argv) for arg in command.filled(tmp_path)]
+    argv = [stand_in(arg, command.argv, offline_checkpoints) for arg in command.filled(tmp_path)]
     if command.program == "pip":
         extras = re.findall(r"\[([^\]]+)\]", " ".join(argv))
         assert all(e in EXTRAS for group in extras for e in group.split(",")), f"{command}: no such extra"
@@ -93,9 +115,12 @@ def test_a_documented_command_composes_and_passes_rlfws_checks(
         pytest.fail(f"{command}: this file does not know how to check {command.program!r}")
 
 
-def stand_in(arg: str, argv: tuple[str, ...]) -> str:
-    """A dataset a documented command learns from, written by a command before it: in the dry run, the
-    test dataset of the same env (``tests.offline_data``); ``-m docs`` runs the commands that write it."""
+def stand_in(arg: str, argv: tuple[str, ...], checkpoints: dict[tuple[str, ...], Path]) -> str:
+    """A dataset a documented command learns from, or a checkpoint it starts from, written by a command
+    before it: in the dry run, the test dataset of the same env (``tests.offline_data``) and the checkpoint
+    ``offline_checkpoints`` made; ``-m docs`` runs the commands that write them."""
+    if arg.startswith("init_from="):
+        return f"init_from={checkpoints[argv]}"
     if not arg.startswith("data.id="):
         return arg
     for env, dataset in (("env=pendulum", PENDULUM), ("env=cartpole", CARTPOLE)):

@@ -181,14 +181,17 @@ def check_data(chosen: Chosen) -> None:
 
 
 def check_learning_from_data(cfg: dict[str, Any], chosen: Chosen) -> None:
-    """A dataset goes with a fixed replay (``replay=dataset``), which counts the run in updates."""
+    """A dataset goes with a replay that reads one: a fixed one (``replay=dataset``), which counts the run in
+    updates, or one that mixes it into the run's steps (``replay=mixed``)."""
     replay, data, updates = chosen.name["replay"], cfg.get("data"), cfg.get("total_updates")
     offline = f"algorithms that learn from data: algo={', '.join(algos_learning_from_data())}"
-    if data and not chosen.replay.fixed:
+    if data and not chosen.replay.needs_data:
+        reading = replays_with(lambda cls: cls.needs_data)
         raise ConfigError(
-            f"data={data['name']}: replay={replay} learns from the env's steps, not a dataset ({offline})"
+            f"data={data['name']}: replay={replay} learns from the env's steps, not a dataset (replays that read"
+            f" one: {reading}; {offline})"
         )
-    if chosen.replay.fixed and not data:
+    if chosen.replay.needs_data and not data:
         raise ConfigError(f"replay={replay} learns from a dataset: give one, data=minari data.id=<id>")
     if chosen.replay.fixed and updates is None:
         raise ConfigError(
@@ -196,7 +199,8 @@ def check_learning_from_data(cfg: dict[str, Any], chosen: Chosen) -> None:
         )
     if updates is not None and not chosen.replay.fixed:
         raise ConfigError(
-            f"total_updates={updates}: counts a run that learns from data; this run counts total_env_steps ({offline})"
+            f"total_updates={updates}: counts a run that learns only from data (replay=dataset); replay={replay} steps"
+            f" the env: drop total_updates, the run counts total_env_steps ({offline})"
         )
 
 

@@ -21,4 +21,7 @@ class Job:
     dropped: list[str]  # warnings for keys a tuned file set for a sibling option
     sweep: str | None = None  # a multirun's sweep folder name
     resume: Resume | None = None  # the checkpoint a resumed run goes on from (resume=...)
-    untuned: str | None = None  # the line a run with no tuned file for its algo and env starts with
+    untuned: str | None = None
+    init: dict[str, Any] | None = (
+        None  # the checkpoint a new run starts from (init_from=...)  # the line a run with no tuned file for its algo and env starts with
+    )

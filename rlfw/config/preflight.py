@@ -31,6 +31,7 @@ from rlfw.config.trainer import check_trainer
 from rlfw.config.tuned import untuned
 from rlfw.errors import ConfigError
 from rlfw.plugins import search_path
+from rlfw.state.init_from import prepare_init
 from rlfw.state.lock import own
 from rlfw.state.resume import Resume, prepare_resume
 
@@ -51,6 +52,7 @@ def prepare(config: DictConfig, hydra_cfg: Any) -> Job:
     parts = build_parts(cfg)
     job = Job(cfg, parts, choices, overrides, dropped, sweep_name(hydra_cfg), check_folder(cfg, run_folder(hydra_cfg)))
     job.untuned = untuned(choices)
+    job.init = prepare_init(cfg, parts)
     return job
 
 
@@ -127,7 +129,7 @@ def check_job(config: DictConfig, built: set[str] | None = None) -> None:
     if built is None or same not in built:
         from rlfw.config.build import build_parts
 
-        build_parts(cfg)
+        prepare_init(cfg, build_parts(cfg))
         if built is not None:
             built.add(same)
     check_trainer(cfg)

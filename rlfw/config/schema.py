@@ -50,6 +50,7 @@ class Run:
     # Learning from data: the dataset (conf/data/), and the budget in updates that replaces total_env_steps.
     data: dict | None = None
     total_updates: int | None = None
+    init_from: str | None = None  # a checkpoint whose networks and optimizer state the run starts from
 
     def __post_init__(self):
         require(0 <= self.seed <= MAX_SEED, "seed", self.seed, f"an integer from 0 to {MAX_SEED}")
@@ -66,6 +67,12 @@ class Run:
             "resume",
             self.resume,
             "null, auto (the run in hydra.run.dir) or the path of a .ckpt file",
+        )
+        require(
+            self.init_from is None or self.init_from.endswith(".ckpt"),
+            "init_from",
+            self.init_from,
+            "null or the path of a .ckpt file (a run's checkpoints/last.ckpt or best.ckpt)",
         )
         available, threads = cores(), self.threads
         require(

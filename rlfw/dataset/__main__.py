@@ -1,5 +1,7 @@
-"""``python -m rlfw.dataset <run> [--id ID]``: a finished off-policy run's replay as a Minari dataset,
-under ``MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``). Bad input ends in one line, exit code 2."""
+"""Writes a finished run's replay, or episodes played by one of its checkpoints, as a Minari dataset.
+
+``python -m rlfw.dataset <run> [--id ID] [--play N [--checkpoint best|last|FILE] [--greedy]]`` writes under
+``MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``). Bad input ends in one line, exit code 2."""
 
 from __future__ import annotations
 
@@ -19,6 +21,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--reference-episodes", type=int, default=10, help="episodes of the random policy's reference return"
     )
+    p.add_argument(
+        "--play", type=int, metavar="N", help="play N episodes with a checkpoint instead of writing the replay"
+    )
+    p.add_argument(
+        "--checkpoint",
+        default="best",
+        help="with --play: best (D4RL's expert kind), last, or a .ckpt file (an earlier one: the medium kind)",
+    )
+    p.add_argument("--greedy", action="store_true", help="with --play: greedy actions, not the run's training rule")
     return p
 
 
@@ -31,13 +42,16 @@ def default_id(run: Path) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
-    from rlfw.dataset.write import write
+    from rlfw.dataset.write import Play, write
 
     dataset_id = args.id or default_id(args.run)
+    play = None if args.play is None else Play(args.play, args.checkpoint, args.greedy)
     try:
+        if play is None and (args.greedy or args.checkpoint != "best"):
+            raise ConfigError("rlfw.dataset: --checkpoint and --greedy choose how --play N plays; give --play N")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # Minari's "set an author" reminders: set already
-            dataset = write(args.run, dataset_id, args.reference_episodes)
+            dataset = write(args.run, dataset_id, args.reference_episodes, play)
     except ConfigError as err:
         print(err, file=sys.stderr)
         sys.exit(2)

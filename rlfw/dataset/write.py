@@ -1,11 +1,13 @@
-"""A finished run's replay written as a Minari dataset, with what a user needs to read scores from it:
-the env, the run and checkpoint it came from, and the reference returns of D4RL's normalized score
-``100 (R - R_random) / (R_expert - R_random)``: a uniform random policy's mean return (played here) and the
-run's best greedy evaluation (``summary.json``)."""
+"""A finished run's data written as a Minari dataset: its replay (D4RL's "replay" kind), or episodes played
+anew by one of its checkpoints ("medium", "expert"; ``rlfw.dataset.play``), with what a user needs to read
+scores from it: the env, the run and checkpoint it came from, and the reference returns of D4RL's
+normalized score ``100 (R - R_random) / (R_expert - R_random)``: a uniform random policy's mean return
+(played here) and the run's best greedy evaluation (``summary.json``)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from rlfw.dataset.episodes import Episode, from_replay
+from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 from rlfw.registry import build
 from rlfw.state.resume import load_replay, read_checkpoint
@@ -35,6 +38,15 @@ def random_return(option: Any, episodes: int, seed: int) -> float:
     return float(np.mean(returns))
 
 
+def writable(spec: EnvSpec) -> None:
+    """Observations this rlfw writes: one agent's plain arrays."""
+    if spec.parts or spec.agents or spec.frame_stack:
+        raise ConfigError(
+            f"rlfw.dataset: {spec.id}'s observations are packed (Dict keys or masks), stacked or many agents';"
+            " this rlfw writes datasets of plain array observations and one agent"
+        )
+
+
 def run_episodes(run_dir: Path) -> tuple[list[Episode], dict[str, Any], Path]:
     """The episodes of ``run_dir``'s newest checkpoint's replay, its config, and that checkpoint."""
     last = run_dir / "checkpoints" / "last.ckpt"
@@ -46,8 +58,33 @@ def run_episodes(run_dir: Path) -> tuple[list[Episode], dict[str, Any], Path]:
     return from_replay(load_replay(last, state), str(last.parent / state["replay_file"])), state["config"], last
 
 
-def write(run_dir: Path, dataset_id: str, reference_episodes: int = 10) -> Any:
-    """Writes ``run_dir``'s replay as the Minari dataset ``dataset_id``; returns the dataset."""
+@dataclass
+class Play:
+    """Episodes to play with a checkpoint instead of writing the replay: ``checkpoint`` a ``.ckpt`` file or
+    ``best``/``last`` of the run; ``greedy`` or the run's training rule."""
+
+    episodes: int
+    checkpoint: str = "best"
+    greedy: bool = False
+
+
+def played_episodes(run_dir: Path, play: Play) -> tuple[list[Episode], dict[str, Any], Path, str]:
+    from rlfw.agent.load import load
+    from rlfw.dataset.play import played
+
+    if play.episodes < 1:
+        raise ConfigError(f"rlfw.dataset: --play {play.episodes}: the episodes to play, >= 1")
+    named = play.checkpoint in ("best", "last")
+    agent = load(run_dir if named else play.checkpoint, play.checkpoint if named else "best")
+    writable(agent.spec)  # before playing
+    how = "greedily" if play.greedy else "with its training rule"
+    episodes = played(agent, play.episodes, play.greedy, agent.config["seed"])
+    return episodes, agent.config, agent.checkpoint, f"{play.episodes} episodes played {how} by"
+
+
+def write(run_dir: Path, dataset_id: str, reference_episodes: int = 10, play: Play | None = None) -> Any:
+    """Writes ``run_dir``'s replay, or the episodes ``play`` says, as the Minari dataset ``dataset_id``;
+    returns the dataset."""
     import minari
     from minari.data_collector import EpisodeBuffer
 
@@ -56,14 +93,14 @@ def write(run_dir: Path, dataset_id: str, reference_episodes: int = 10) -> Any:
         raise ConfigError(f"rlfw.dataset: {run_dir} holds no summary.json: only a finished run's data is written")
     if dataset_id in minari.list_local_datasets():
         raise ConfigError(f"rlfw.dataset: the dataset {dataset_id} exists already; give another --id (or delete it)")
-    episodes, cfg, checkpoint = run_episodes(run_dir)
+    if play is None:
+        episodes, cfg, checkpoint = run_episodes(run_dir)
+        what = "the replay of"
+    else:
+        episodes, cfg, checkpoint, what = played_episodes(run_dir, play)
     option = build("env", cfg["env"], "env")
     spec = option.spec
-    if spec.parts or spec.agents or spec.frame_stack:
-        raise ConfigError(
-            f"rlfw.dataset: {spec.id}'s observations are packed (Dict keys or masks), stacked or many agents';"
-            " this rlfw writes datasets of plain array observations and one agent"
-        )
+    writable(spec)
     summary = json.loads(summary_file.read_text())
     buffers = [
         EpisodeBuffer(
@@ -78,14 +115,15 @@ def write(run_dir: Path, dataset_id: str, reference_episodes: int = 10) -> Any:
         for i, e in enumerate(episodes)
     ]
     registered = spec.id in gym.registry
+    source = f"{run_dir.resolve()} ({checkpoint.name})"
     return minari.create_dataset_from_buffers(
         dataset_id,
         buffers,
         env=spec.id if registered else None,
         observation_space=None if registered else gym.spaces.Box(-np.inf, np.inf, spec.obs_shape, spec.obs_dtype),
         action_space=None if registered else spec.action_space,
-        algorithm_name=f"rlfw {summary['algo']} (replay of {run_dir.resolve()}, {checkpoint.name})",
-        description=f"The replay of the rlfw run {run_dir.resolve()} at {summary['env_steps']:,} env steps, in play order.",
+        algorithm_name=f"rlfw {summary['algo']} ({what} {source})",
+        description=f"{what.capitalize()} the rlfw run {source}, which trained {summary['env_steps']:,} env steps.",
         ref_min_score=random_return(option, reference_episodes, cfg["seed"]),
         ref_max_score=summary["best_eval_return_mean"],
         num_episodes_average_score=reference_episodes,

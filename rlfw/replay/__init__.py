@@ -1,1 +1,1 @@
-from rlfw.replay import dataset, prioritized, rollout, uniform  # noqa: F401  (registers)
+from rlfw.replay import dataset, mixed, prioritized, rollout, uniform  # noqa: F401  (registers)

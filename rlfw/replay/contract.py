@@ -30,6 +30,9 @@ class Replay:
     # a dataset (``rlfw.replay.dataset``): nothing is added, no env is stepped to train, and the run counts
     # its budget and schedule in updates (``total_updates``)
     fixed: bool = False
+    # reads a dataset (``data=...``, given to the constructor as ``data``): a fixed replay, or one that mixes
+    # the dataset into the run's own steps (``rlfw.replay.mixed``)
+    needs_data: bool = False
     # a dataset's references for D4RL's normalized score, (random return, expert return); None without
     references: tuple[float, float] | None = None
     clock: Clock = Clock()  # the run's (``rlfw.clock``), set when the run is built; read, never advanced here

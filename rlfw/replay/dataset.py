@@ -16,19 +16,12 @@ from rlfw.registry import register
 from rlfw.replay.contract import Replay
 
 
-@register("replay", "dataset")
-class DatasetReplay(Replay):
-    """Yields ``updates`` batches of ``batch_size`` transitions drawn uniformly from the dataset, then
-    hands back to the run (an evaluation or a checkpoint when due)."""
+class DatasetRows:
+    """A dataset's transitions as tensors (shared with numpy, never copied), drawn uniformly."""
 
-    provides = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
-    fixed = True
-
-    def __init__(self, data: Transitions | None, gamma: float, batch_size: int = 256, updates: int = 1000):
-        assert data is not None, "rlfw.config.fit checks that a dataset comes with replay=dataset"
-        require(batch_size >= 1, "replay.batch_size", batch_size, "must be >= 1")
-        require(updates >= 1, "replay.updates", updates, "batches between the run's safe points, >= 1")
-        self.batch_size, self.updates, self.gamma = batch_size, updates, gamma
+    def __init__(self, data: Transitions | None, gamma: float):
+        assert data is not None, "rlfw.config.fit checks that a dataset comes with a replay that needs one"
+        self.gamma = gamma
         self.data = {
             "obs": torch.from_numpy(data.obs),
             "action": torch.from_numpy(data.action),
@@ -37,12 +30,35 @@ class DatasetReplay(Replay):
             "terminated": torch.from_numpy(data.terminated),
         }
         self.size = len(data)
-        if data.ref_min_score is not None and data.ref_max_score is not None:
-            self.references = (data.ref_min_score, data.ref_max_score)
+        low, high = data.ref_min_score, data.ref_max_score
+        self.references = None if low is None or high is None else (low, high)
+
+    def draw(self, size: int) -> Batch:
+        i = torch.randint(self.size, (size,))
+        batch = Batch({k: v[i] for k, v in self.data.items()})
+        batch["discount"] = torch.full_like(batch["reward"], self.gamma)
+        return batch
+
+
+@register("replay", "dataset")
+class DatasetReplay(Replay):
+    """Yields ``updates`` batches of ``batch_size`` transitions drawn uniformly from the dataset, then
+    hands back to the run (an evaluation or a checkpoint when due)."""
+
+    provides = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
+    fixed = True
+    needs_data = True
+
+    def __init__(self, data: Transitions | None, gamma: float, batch_size: int = 256, updates: int = 1000):
+        require(batch_size >= 1, "replay.batch_size", batch_size, "must be >= 1")
+        require(updates >= 1, "replay.updates", updates, "batches between the run's safe points, >= 1")
+        self.batch_size, self.updates = batch_size, updates
+        self.rows = DatasetRows(data, gamma)
+        self.references = self.rows.references
 
     def observations(self) -> np.ndarray:
         """Every observation of the dataset (what ``network.normalize_obs`` takes its statistics from)."""
-        return self.data["obs"].numpy()
+        return self.rows.data["obs"].numpy()
 
     def add(self, step: dict[str, np.ndarray]) -> None:
         raise RuntimeError("replay=dataset is fixed: no step is added to it")
@@ -52,17 +68,7 @@ class DatasetReplay(Replay):
 
     def batches(self, net) -> Iterator[Batch]:
         for _ in range(self.updates):
-            i = torch.randint(self.size, (self.batch_size,))
-            d = self.data
-            reward = d["reward"][i]
-            yield Batch(
-                obs=d["obs"][i],
-                action=d["action"][i],
-                reward=reward,
-                next_obs=d["next_obs"][i],
-                terminated=d["terminated"][i],
-                discount=torch.full_like(reward, self.gamma),
-            )
+            yield self.rows.draw(self.batch_size)
 
     def feedback(self, batch: Batch) -> None:
         """Nothing to hear: every transition is as likely as any other."""

@@ -71,7 +71,7 @@ class UniformReplay(Replay):
             learning_starts,
             f"learning would never start: replay.capacity={capacity} holds {sampleable} sampleable transitions",
         )
-        first_update = max(learning_starts, batch_size) + (n_step - 1) * num_envs
+        first_update = self.first_sample(learning_starts, batch_size) + (n_step - 1) * num_envs
         require(
             first_update <= total_env_steps,
             "replay.learning_starts",
@@ -101,11 +101,20 @@ class UniformReplay(Replay):
     def add(self, step: dict[str, np.ndarray]) -> None:
         self.store.add(step)
 
+    @staticmethod
+    def first_sample(learning_starts: int, batch_size: int) -> int:
+        """The transitions stored before the first batch is drawn."""
+        return max(learning_starts, batch_size)
+
     def ready(self) -> bool:
-        return len(self) >= max(self.learning_starts, self.batch_size)
+        return len(self) >= self.first_sample(self.learning_starts, self.batch_size)
 
     def sample(self) -> Batch:
-        t, e = self._draw(self.batch_size)
+        return self.draw(self.batch_size)
+
+    def draw(self, size: int) -> Batch:
+        """``size`` transitions, drawn uniformly."""
+        t, e = self._draw(size)
         invalid = ~self.store.valid(t, e)
         while invalid.any():  # steps whose frames were overwritten (see FrameStore): draw again
             t[invalid], e[invalid] = self._draw(int(invalid.sum()))

@@ -48,7 +48,13 @@ class _Stream(IterableDataset):
 
 
 class RLModule(pl.LightningModule):
-    def __init__(self, cfg: dict[str, Any], parts: Parts | None = None, resume: Resume | None = None):
+    def __init__(
+        self,
+        cfg: dict[str, Any],
+        parts: Parts | None = None,
+        resume: Resume | None = None,
+        init: dict[str, Any] | None = None,
+    ):
         super().__init__()
         self.automatic_optimization = False  # rlfw.run.update steps the optimizer
         self.cfg = cfg
@@ -70,6 +76,7 @@ class RLModule(pl.LightningModule):
         self.learner: Learner | None = None  # made once the optimizer exists (on_train_start)
         self.interval = IntervalMean()  # train terms since the last metrics row
         self.resume = resume  # the checkpoint this run goes on from
+        self.init = init  # the checkpoint a new run starts from (init_from=...): its networks and optimizer state
         self.stop = StopSignals()
         self.started = time.monotonic()  # reset when the stream starts: steps/s counts training only
 

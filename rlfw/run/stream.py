@@ -30,6 +30,7 @@ from rlfw.run.progress import Progress
 from rlfw.run.ranks import env_seed, from_rank_zero, rank_and_world
 from rlfw.run.timings import Timings, finisher
 from rlfw.state.hooks import run_callbacks
+from rlfw.state.init_from import start_from
 from rlfw.state.resume import for_rank
 from rlfw.state.run_state import restore_run
 
@@ -100,6 +101,9 @@ class Stream:
         if module.resume is not None:
             restore_run(module, *for_rank(module.resume.path, module.resume.state, rank))
             log.info("resumed from %s at %s %s", module.resume.path, f"{self.clock.now():,}", self.clock.unit_words)
+        elif module.init is not None:
+            start_from(module, module.init)
+            log.info("started from the networks and optimizer state of %s", self.cfg["init_from"])
         return self.collector
 
     def _league(self, envs, seed: int):

@@ -175,7 +175,7 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         return job.resume.summary
     prepare_folder(job, run_dir)
     quiet_lightning()
-    module = RLModule(cfg, parts, job.resume)
+    module = RLModule(cfg, parts, job.resume, job.init)
     loggers = make_loggers(job, run_dir)
     trainer = make_trainer(cfg, run_dir, loggers)
     starting(job, trainer, run_dir)

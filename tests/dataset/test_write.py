@@ -1,5 +1,6 @@
-"""``python -m rlfw.dataset``: a finished run's replay becomes a Minari dataset whose episodes are the
-ones played, in order, with the references of the normalized score; bad input ends in one line."""
+"""``python -m rlfw.dataset``: a finished run's replay, or episodes its checkpoint plays, becomes a Minari
+dataset (the replay's episodes in the order played), with the references of the normalized score; bad
+input ends in one line."""
 
 import json
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+import rlfw
 from rlfw.dataset.__main__ import main
 from rlfw.dataset.episodes import from_replay
 from rlfw.dataset.write import run_episodes
@@ -53,6 +55,24 @@ def test_a_sac_run_s_replay_is_written_as_its_episodes_in_play_order_with_the_sc
     assert "rlfw/pendulum/test-v0" in out
 
 
+def test_episodes_played_by_a_checkpoint_are_its_actions_with_the_score_references(runs, datasets, capsys):
+    code, _, err = dataset_command(capsys, runs["sac"], "--play", "2", "--greedy", "--id", "rlfw/pendulum/best-v0")
+    assert code == 0, err[-2000:]
+    dataset = minari.load_dataset("rlfw/pendulum/best-v0")
+    episodes = list(dataset.iterate_episodes())
+    assert [len(e.actions) for e in episodes] == [200, 200] and all(e.truncations[-1] for e in episodes)
+    agent = rlfw.load(runs["sac"])  # the best checkpoint, which played
+    actions, _ = agent.predict(episodes[0].observations[:-1])
+    np.testing.assert_allclose(episodes[0].actions, actions, rtol=1e-5, atol=1e-6)
+    metadata = dataset.storage.metadata
+    assert metadata["ref_max_score"] == json.loads((runs["sac"] / "summary.json").read_text())["best_eval_return_mean"]
+    assert "2 episodes played greedily by" in metadata["algorithm_name"]
+    # an on-policy run has no replay to write, but its checkpoint plays, with its training rule (sampling)
+    code, _, err = dataset_command(capsys, runs["ppo"], "--play", "2", "--checkpoint", "last", "--id", "rlfw/cp/ppo-v0")
+    assert code == 0, err[-2000:]
+    assert minari.load_dataset("rlfw/cp/ppo-v0").spec.total_episodes == 2
+
+
 def test_a_ring_that_wrapped_leaves_out_each_column_s_first_episode_which_may_have_lost_its_start():
     # one env, a ring of 6 rows that wrapped: its steps played into rows 4, 5, 0, 1, 2, 3 (pos 4 is written next)
     steps = [10, 11, 12, 13, 14, 15]  # the play order's observations
@@ -80,6 +100,16 @@ def test_bad_input_ends_in_one_line_and_writes_nothing(runs, datasets, tmp_path,
         code, _, err = dataset_command(capsys, run)
         assert code == 2 and message in err, (run, err)
         assert len(err.strip().splitlines()) == 1, err
+    for args, message in [
+        ((runs["sac"], "--greedy"), "--checkpoint and --greedy choose how --play N plays"),
+        ((runs["sac"], "--play", "0"), "--play 0: the episodes to play, >= 1"),
+        (
+            (runs["sac"], "--play", "1", "--checkpoint", str(tmp_path / "x.ckpt")),
+            "neither a run folder nor a checkpoint",
+        ),
+    ]:
+        code, _, err = dataset_command(capsys, *args)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (args, err)
     assert not datasets.exists() or not any(datasets.rglob("*.hdf5"))
     assert dataset_command(capsys, runs["sac"], "--id", "rlfw/x/y-v0")[0] == 0
     code, _, err = dataset_command(capsys, runs["sac"], "--id", "rlfw/x/y-v0")

@@ -59,7 +59,10 @@ def test_bc_and_discrete_cql_beat_the_behaviour_policy_of_a_noisy_cartpole_datas
         (["algo=discrete_cql", "env=cartpole", "data=minari", f"data.id={PENDULUM}"], "do not fit env CartPole-v1"),
         (["algo=td3_bc", "env=pendulum"], "replay=dataset learns from a dataset: give one, data=minari data.id=<id>"),
         (["algo=sac", "env=pendulum", "data=minari", f"data.id={PENDULUM}"], "algo=bc, cql, discrete_cql, iql, td3_bc"),
-        (["algo=sac", "env=pendulum", "total_updates=100"], "total_updates=100: counts a run that learns from data"),
+        (
+            ["algo=sac", "env=pendulum", "total_updates=100"],
+            "total_updates=100: counts a run that learns only from data",
+        ),
     ],
 )
 def test_bad_input_is_refused_in_one_line_before_anything_is_written(
