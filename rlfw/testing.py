@@ -259,8 +259,8 @@ def check_replay(name: str, max_steps: int = 10_000, **values) -> Batch:
     run = {"spec": SPEC, "num_envs": 2, "gamma": 0.99, "total_env_steps": 1_000_000, "data": None}
     fields = ["obs", "action", "reward", "next_obs", "terminated", "truncated"]
     if cls.needs_data:
-        arrays = {f: field(f, max_steps).numpy() for f in fields}
-        run["data"] = Transitions(**arrays, ref_min_score=None, ref_max_score=None)
+        obs, action, reward, next_obs, terminated, truncated = (field(f, max_steps).numpy() for f in fields)
+        run["data"] = Transitions(obs, action, reward, next_obs, terminated, truncated, None, None)
     replay = build("replay", {"name": name, **values}, "replay", **run)
     fields += sorted(replay.needs_extras)
     for _ in range(0 if fixed else max_steps):

@@ -12,10 +12,25 @@ PENDULUM, CARTPOLE, DISCRETE_ON_BOX = "test/pendulum/random-v0", "test/cartpole/
 # CartPole played by a hand-written balancer (push toward where the pole falls) that takes a random action
 # 40% of the time: a behaviour policy of about 260 (the balancer alone holds 500), to learn from
 SCRIPTED = "test/cartpole/scripted-v0"
+# Pendulum swung up and held by a hand-written controller that applies a random torque half the time: a
+# behaviour policy of about -450 (the controller alone about -140), to learn continuous control from
+SWING_UP = "test/pendulum/swing-up-v0"
 
 
 def balancer(obs: np.ndarray) -> int:
     return int(obs[2] + 0.5 * obs[3] > 0)  # the pole's angle and angular velocity
+
+
+def swing_up(obs: np.ndarray) -> np.ndarray:
+    """Pendulum-v1's torque (theta = 0 upright, theta'' = 15 sin theta + 3 u): near the top a PD law holds
+    it; elsewhere full torque along the swing pumps the energy 0.5 theta'^2 + 15 cos theta toward the
+    upright's, 15."""
+    cos, sin, speed = obs
+    if cos > 0.9:
+        torque = -(10 * np.arctan2(sin, cos) + 2 * speed)
+    else:
+        torque = 2 * np.sign(speed) * np.sign(15 - (0.5 * speed**2 + 15 * cos))
+    return np.clip([torque], -2, 2).astype(np.float32)
 
 
 def random_episodes(
@@ -68,6 +83,8 @@ def write_datasets() -> None:
         )
         scripted = random_episodes("CartPole-v1", 30, policy=balancer, epsilon=0.4)
         minari.create_dataset_from_buffers(SCRIPTED, scripted, env="CartPole-v1", data_format="hdf5")
+        swung = random_episodes("Pendulum-v1", 20, policy=swing_up, epsilon=0.5)
+        minari.create_dataset_from_buffers(SWING_UP, swung, env="Pendulum-v1", data_format="hdf5")
         minari.create_dataset_from_buffers(
             DISCRETE_ON_BOX,
             random_episodes("Pendulum-v1", 2, discrete_actions=3),

@@ -15,8 +15,8 @@ import numpy as np
 import torch
 
 from rlfw.config.algos import algos_acting_in
-from rlfw.config.fit import check_acting
-from rlfw.dataset.read import read
+from rlfw.config.fit import check_acting, check_dataset_env
+from rlfw.dataset.read import Transitions, fits, read
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.explore.contract import ExploreRule
@@ -72,7 +72,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
         "num_envs": cfg["num_envs"] * env.spec.rows_per_copy,  # the vector env's rows
         "gamma": float(cfg["gamma"]),
         "total_env_steps": cfg["total_env_steps"],
-        "data": read(cfg["data"], env.spec) if cfg.get("data") else None,  # a dataset to learn from
+        "data": _dataset(cfg, env.spec),  # a dataset to learn from, or None
     }
     replay = build("replay", cfg["replay"], "replay", **run)
     optim = build("optim", cfg["optim"], "optim")
@@ -84,6 +84,16 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     if target.uses_target:
         target_net = copy.deepcopy(net).requires_grad_(False)
     return Parts(env, net, target_net, explore, replay, target, loss, optim)
+
+
+def _dataset(cfg: dict[str, Any], spec: EnvSpec) -> Transitions | None:
+    """The dataset ``data=`` names, played in the run's env and shaped as its observations and actions."""
+    if not cfg.get("data"):
+        return None
+    data = read(cfg["data"])
+    check_dataset_env(cfg["data"]["id"], data.env_id, spec)
+    fits(cfg["data"]["id"], data, spec)
+    return data
 
 
 def _require_action_space(cfg: dict[str, Any], spec: EnvSpec) -> None:

@@ -4,11 +4,14 @@ fit the loss (``check_acting``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rlfw.config.algos import algos_learning_from_data
+from rlfw.config.path import config_dir
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 from rlfw.registry import lookup, options
@@ -201,6 +204,22 @@ def check_learning_from_data(cfg: dict[str, Any], chosen: Chosen) -> None:
         raise ConfigError(
             f"total_updates={updates}: counts a run that learns only from data (replay=dataset); replay={replay} steps"
             f" the env: drop total_updates, the run counts total_env_steps ({offline})"
+        )
+
+
+def env_options(env_id: str) -> list[str]:
+    """The overrides that choose the env ``env_id``: rlfw's presets of it (``conf/env/*.yaml``), then ``env=gym``."""
+    line = re.compile(rf"^id: {re.escape(env_id)}\s*(#.*)?$", re.MULTILINE)
+    presets = sorted(f"env={p.stem}" for p in Path(config_dir(), "env").glob("*.yaml") if line.search(p.read_text()))
+    return [*presets, f"env=gym env.id={env_id}"]
+
+
+def check_dataset_env(dataset_id: str, env_id: str | None, spec: EnvSpec) -> None:
+    """A dataset that names the env its episodes were played in is evaluated in that env."""
+    if env_id is not None and env_id != spec.id:
+        raise ConfigError(
+            f"data.id={dataset_id}: its episodes were played in {env_id}, and this run's env is {spec.id};"
+            f" give {' or '.join(env_options(env_id))}"
         )
 
 

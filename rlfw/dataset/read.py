@@ -18,8 +18,8 @@ SOURCES = ("minari",)
 
 @dataclass
 class Transitions:
-    """Every step of the dataset's episodes, concatenated in episode order, and the references of the
-    normalized score (None where the dataset has none)."""
+    """Every step of the dataset's episodes, concatenated in episode order, the references of the
+    normalized score (None where the dataset has none) and the env they were played in."""
 
     obs: np.ndarray
     action: np.ndarray
@@ -29,6 +29,7 @@ class Transitions:
     truncated: np.ndarray
     ref_min_score: float | None
     ref_max_score: float | None
+    env_id: str | None = None  # the gymnasium id of the env its episodes were played in, where it records one
 
     def __len__(self) -> int:
         return len(self.action)
@@ -61,13 +62,11 @@ def load(dataset_id: str | None) -> Any:
         raise damaged(dataset_id, err) from err
 
 
-def read(data: dict[str, Any], spec: EnvSpec) -> Transitions:
-    """The transitions of the dataset ``data`` names (``conf/data/<name>.yaml``), checked to fit the env ``spec``."""
+def read(data: dict[str, Any]) -> Transitions:
+    """The transitions of the dataset ``data`` names (``conf/data/<name>.yaml``)."""
     if data["name"] not in SOURCES:
         raise ConfigError(f"data={data['name']}: no such data source; valid: {', '.join(SOURCES)}")
-    found = transitions(data["id"], os.environ.get("MINARI_DATASETS_PATH"))
-    fits(data["id"], found, spec)
-    return found
+    return transitions(data["id"], os.environ.get("MINARI_DATASETS_PATH"))
 
 
 @lru_cache(maxsize=2)  # a run builds its parts twice (checked, then trained): the dataset is read once
@@ -93,11 +92,12 @@ def transitions(dataset_id: str | None, root: str | None) -> Transitions:
         parts["truncated"].append(np.asarray(episode.truncations, dtype=bool))
     if not parts["obs"] or not sum(len(a) for a in parts["action"]):
         raise ConfigError(f"data.id={dataset_id}: the dataset holds no steps")
-    metadata = dataset.storage.metadata
+    metadata, env_spec = dataset.storage.metadata, dataset.spec.env_spec
     return Transitions(
         **{k: np.concatenate(v) for k, v in parts.items()},
         ref_min_score=metadata.get("ref_min_score"),
         ref_max_score=metadata.get("ref_max_score"),
+        env_id=None if env_spec is None else env_spec.id,
     )
 
 

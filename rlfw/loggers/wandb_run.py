@@ -29,16 +29,17 @@ log = logging.getLogger("rlfw")
 PROBE_S = 2.0  # how long a run with an API key waits to learn whether W&B answers
 
 
-class EnvStepsWandbLogger(WandbLogger, Finishing):
-    """Lightning's ``WandbLogger``, with ``env_steps`` as every metric's x axis (not the global step)."""
+class RunWandbLogger(WandbLogger, Finishing):
+    """Lightning's ``WandbLogger``, with the run's count as every metric's x axis (not the global step):
+    ``env_steps``, or ``updates`` for a run that learns from data."""
 
-    def __init__(self, options: dict[str, Any], **kwargs: Any):
+    def __init__(self, options: dict[str, Any], axis: str, **kwargs: Any):
         super().__init__(**kwargs)
-        self.options = options  # logger.wandb
+        self.options, self.axis = options, axis  # logger.wandb; env_steps or updates
 
     @rank_zero_only
     def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
-        self.experiment.log({"env_steps": step, **metrics})
+        self.experiment.log({self.axis: step, **metrics})
 
     @rank_zero_only
     def finish(self, summary: dict[str, Any], run_dir: Path) -> None:
@@ -62,14 +63,16 @@ class EnvStepsWandbLogger(WandbLogger, Finishing):
             log.info("W&B run recorded offline; upload it with: wandb sync %s", Path(run.dir).parent)
 
 
-def wandb_logger(job: Job, run_dir: Path) -> EnvStepsWandbLogger:
+def wandb_logger(job: Job, run_dir: Path) -> RunWandbLogger:
     options, cfg, choices = job.cfg["logger"]["wandb"], job.cfg, job.choices
     mode = os.environ["WANDB_MODE"] = choose_mode(options["mode"])  # before wandb loads (STACK.md, trap 7)
     import wandb
 
     algo, env, seed = choices["algo"], env_folder(str(choices["env"]), cfg["env"]), cfg["seed"]
-    logger = EnvStepsWandbLogger(
+    axis = "updates" if job.parts.replay.fixed else "env_steps"  # the run's count (rlfw.state.progress)
+    logger = RunWandbLogger(
         options,
+        axis,
         save_dir=run_dir,  # wandb writes <run>/wandb, never ./wandb
         project=options["project"],
         entity=options["entity"],
@@ -87,8 +90,8 @@ def wandb_logger(job: Job, run_dir: Path) -> EnvStepsWandbLogger:
         settings=wandb.Settings(quiet=True),  # rlfw prints the one line a user needs (how to sync)
     )
     run = logger.experiment  # starts the run now, not at the first metric
-    run.define_metric("env_steps")
-    run.define_metric("*", step_metric="env_steps")
+    run.define_metric(axis)
+    run.define_metric("*", step_metric=axis)
     return logger
 
 
