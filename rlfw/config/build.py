@@ -16,7 +16,7 @@ import torch
 
 from rlfw.config.algos import algos_acting_in
 from rlfw.config.fit import check_acting, check_dataset_env
-from rlfw.dataset.read import Transitions, fits, read
+from rlfw.dataset.read import Transitions, as_packed, fits, read
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
 from rlfw.explore.contract import ExploreRule
@@ -90,9 +90,10 @@ def _dataset(cfg: dict[str, Any], spec: EnvSpec) -> Transitions | None:
     """The dataset ``data=`` names, played in the run's env and shaped as its observations and actions."""
     if not cfg.get("data"):
         return None
-    data = read(cfg["data"])
-    check_dataset_env(cfg["data"]["id"], data.env_id, spec)
-    fits(cfg["data"]["id"], data, spec)
+    dataset_id, data = cfg["data"]["id"], read(cfg["data"])
+    check_dataset_env(dataset_id, data.env_id, spec)
+    data = as_packed(dataset_id, data, spec)  # a Dict dataset's keys, as the env packs its own
+    fits(dataset_id, data, spec)
     return data
 
 

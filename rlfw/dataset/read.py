@@ -4,12 +4,13 @@ read without the network from ``MINARI_DATASETS_PATH`` (default ``~/.minari/data
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from rlfw.env.packed import pack
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 
@@ -21,7 +22,7 @@ class Transitions:
     """Every step of the dataset's episodes, concatenated in episode order, the references of the
     normalized score (None where the dataset has none) and the env they were played in."""
 
-    obs: np.ndarray
+    obs: np.ndarray  # a Dict dataset's: each key's values (``as_packed`` packs them for the run's env)
     action: np.ndarray
     reward: np.ndarray
     next_obs: np.ndarray
@@ -82,10 +83,11 @@ def transitions(dataset_id: str | None, root: str | None) -> Transitions:
     except DAMAGED as err:
         raise damaged(dataset_id, err) from err
     for episode in episodes:
-        if not isinstance(episode.observations, np.ndarray):
-            raise ConfigError(f"data.id={dataset_id}: Dict or Tuple observations; this rlfw reads array observations")
-        parts["obs"].append(episode.observations[:-1])
-        parts["next_obs"].append(episode.observations[1:])
+        observations = episode.observations
+        if not isinstance(observations, (np.ndarray, dict)):
+            raise ConfigError(f"data.id={dataset_id}: Tuple observations; this rlfw reads arrays and Dicts")
+        parts["obs"].append(_steps(observations, slice(None, -1)))
+        parts["next_obs"].append(_steps(observations, slice(1, None)))
         parts["action"].append(np.asarray(episode.actions))
         parts["reward"].append(np.asarray(episode.rewards, dtype=np.float32))
         parts["terminated"].append(np.asarray(episode.terminations, dtype=bool))
@@ -94,11 +96,38 @@ def transitions(dataset_id: str | None, root: str | None) -> Transitions:
         raise ConfigError(f"data.id={dataset_id}: the dataset holds no steps")
     metadata, env_spec = dataset.storage.metadata, dataset.spec.env_spec
     return Transitions(
-        **{k: np.concatenate(v) for k, v in parts.items()},
+        **{k: _joined(v) for k, v in parts.items()},
         ref_min_score=metadata.get("ref_min_score"),
         ref_max_score=metadata.get("ref_max_score"),
         env_id=None if env_spec is None else env_spec.id,
     )
+
+
+def _steps(observations: Any, rows: slice) -> Any:
+    """``rows`` of an episode's observations: of an array, or of each key of a Dict."""
+    return {k: v[rows] for k, v in observations.items()} if isinstance(observations, dict) else observations[rows]
+
+
+def _joined(pieces: list[Any]) -> Any:
+    """The episodes' pieces one after another: arrays, or each key's of Dicts."""
+    if isinstance(pieces[0], dict):
+        return {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]}
+    return np.concatenate(pieces)
+
+
+def as_packed(dataset_id: str, data: Transitions, spec: EnvSpec) -> Transitions:
+    """A Dict dataset's observations packed as the env ``spec`` packs its own (``rlfw.env.packed``: its keys,
+    its open actions); an array dataset as it is."""
+    if not isinstance(data.obs, dict):
+        return data
+    keys, wanted = sorted(data.obs), sorted(p.key for p in spec.parts)
+    if keys != wanted:
+        raise ConfigError(
+            f"data.id={dataset_id}: its observations' keys are {', '.join(keys)}; env {spec.id}'s are"
+            f" {', '.join(wanted) or 'none (it gives arrays)'}"
+        )
+    obs, next_obs = (pack(cast(dict, o), spec.parts, spec.obs_dtype) for o in (data.obs, data.next_obs))
+    return replace(data, obs=obs, next_obs=next_obs)
 
 
 def fits(dataset_id: str, data: Transitions, spec: EnvSpec) -> None:

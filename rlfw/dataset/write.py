@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from rlfw.dataset.episodes import Episode, from_replay
+from rlfw.env.packed import space, unpack
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 from rlfw.registry import build
@@ -39,12 +40,19 @@ def random_return(option: Any, episodes: int, seed: int) -> float:
 
 
 def writable(spec: EnvSpec) -> None:
-    """Observations this rlfw writes: one agent's plain arrays."""
-    if spec.parts or spec.agents or spec.frame_stack:
+    """Observations this rlfw writes: one agent's, each step's own (arrays, or Dict keys and masks)."""
+    if spec.agents or spec.frame_stack:
         raise ConfigError(
-            f"rlfw.dataset: {spec.id}'s observations are packed (Dict keys or masks), stacked or many agents';"
-            " this rlfw writes datasets of plain array observations and one agent"
+            f"rlfw.dataset: {spec.id}'s observations are stacked frames or many agents' rows; this rlfw writes"
+            " datasets of one agent's unstacked observations"
         )
+
+
+def observation_space(spec: EnvSpec) -> gym.Space:
+    """What the dataset's observations are: the keys of a packed one (a Dict's, the open actions), or one array."""
+    if spec.parts:
+        return space(spec.parts)
+    return gym.spaces.Box(-np.inf, np.inf, spec.obs_shape, spec.obs_dtype)
 
 
 def run_episodes(run_dir: Path) -> tuple[list[Episode], dict[str, Any], Path]:
@@ -105,7 +113,7 @@ def write(run_dir: Path, dataset_id: str, reference_episodes: int = 10, play: Pl
     buffers = [
         EpisodeBuffer(
             id=i,
-            observations=e.observations,
+            observations=unpack(e.observations, spec.parts) if spec.parts else e.observations,
             actions=e.actions,
             rewards=e.rewards,
             terminations=e.terminations,
@@ -120,7 +128,7 @@ def write(run_dir: Path, dataset_id: str, reference_episodes: int = 10, play: Pl
         dataset_id,
         buffers,
         env=spec.id if registered else None,
-        observation_space=None if registered else gym.spaces.Box(-np.inf, np.inf, spec.obs_shape, spec.obs_dtype),
+        observation_space=None if registered and not spec.parts else observation_space(spec),
         action_space=None if registered else spec.action_space,
         algorithm_name=f"rlfw {summary['algo']} ({what} {source})",
         description=f"{what.capitalize()} the rlfw run {source}, which trained {summary['env_steps']:,} env steps.",

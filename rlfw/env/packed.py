@@ -118,6 +118,36 @@ def pack(observation: dict, parts: tuple[Part, ...], dtype: np.dtype) -> np.ndar
     return out
 
 
+def unpack(rows: np.ndarray, parts: tuple[Part, ...]) -> dict[str, np.ndarray]:
+    """``pack``'s inverse for a batch of packed observations ``[N, size]``: each key's values as ``space(parts)``
+    holds them (a Discrete's index back to its value, the open actions as 0/1 bytes)."""
+    dtypes = {"discrete": np.int64, MASK: np.int8, "image": np.uint8, "vector": np.float32}
+    out = {}
+    for part in parts:
+        value = rows[:, part.start : part.start + part.size].astype(dtypes[part.kind]) + part.low
+        out[part.key] = value.reshape(len(rows), *part.shape)
+    return out
+
+
+def space(parts: tuple[Part, ...]) -> gym.spaces.Dict:
+    """A Dict space of the parts' keys as ``unpack`` gives them (a vector key's bounds are not kept)."""
+
+    def one(part: Part) -> gym.Space:
+        if part.kind == "discrete":
+            return (
+                gym.spaces.Discrete(part.classes[0], start=part.low)
+                if part.shape == ()
+                else gym.spaces.MultiDiscrete(list(part.classes))
+            )
+        if part.kind == MASK:
+            return gym.spaces.MultiBinary(part.shape)
+        if part.kind == "image":
+            return gym.spaces.Box(0, 255, part.shape, np.uint8)
+        return gym.spaces.Box(-np.inf, np.inf, part.shape, np.float32)
+
+    return gym.spaces.Dict({part.key: one(part) for part in parts})
+
+
 def packed(env: gym.Env) -> gym.Env:
     """``env`` with its Dict observation packed (``Packed``), or its Tuple observation that holds an image,
     keyed by position; any other observation comes back as it is. A Dict with no key an encoder reads is

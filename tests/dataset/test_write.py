@@ -11,7 +11,10 @@ import torch
 import rlfw
 from rlfw.dataset.__main__ import main
 from rlfw.dataset.episodes import from_replay
+from rlfw.dataset.read import as_packed, read
 from rlfw.dataset.write import run_episodes
+from rlfw.errors import ConfigError
+from rlfw.testing import SPEC
 
 minari = pytest.importorskip("minari")
 
@@ -71,6 +74,27 @@ def test_episodes_played_by_a_checkpoint_are_its_actions_with_the_score_referenc
     code, _, err = dataset_command(capsys, runs["ppo"], "--play", "2", "--checkpoint", "last", "--id", "rlfw/cp/ppo-v0")
     assert code == 0, err[-2000:]
     assert minari.load_dataset("rlfw/cp/ppo-v0").spec.total_episodes == 2
+
+
+def test_a_masked_env_s_replay_keeps_its_keys_and_is_read_back_packed_as_the_run_packed_it(datasets, tmp_path, capsys):
+    run = tmp_path / "taxi"  # Taxi's open actions come in its info: the observation carries them as a part
+    rlfw.train(
+        ["algo=dqn", "env=taxi", "total_env_steps=1000", "replay.learning_starts=500", "eval.episodes=2"], run_dir=run
+    )
+    code, _, err = dataset_command(capsys, run, "--id", "rlfw/taxi/test-v0")
+    assert code == 0, err[-2000:]
+    episode = next(minari.load_dataset("rlfw/taxi/test-v0").iterate_episodes())
+    assert sorted(episode.observations) == ["action_mask", "observation"]
+    assert episode.observations["observation"].max() >= 6  # Taxi's state index (0..499), not a packed float
+    data = read({"name": "minari", "id": "rlfw/taxi/test-v0"})
+    spec = rlfw.load(run).spec
+    packed = as_packed("rlfw/taxi/test-v0", data, spec)
+    mine = np.concatenate([e.observations[:-1] for e in run_episodes(run)[0]])
+    np.testing.assert_array_equal(packed.obs, mine)
+    with pytest.raises(
+        ConfigError, match="observations' keys are action_mask, observation; env Contract-v0's are none"
+    ):
+        as_packed("rlfw/taxi/test-v0", data, SPEC)  # an env of plain array observations
 
 
 def test_a_ring_that_wrapped_leaves_out_each_column_s_first_episode_which_may_have_lost_its_start():
