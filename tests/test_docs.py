@@ -244,7 +244,7 @@ def lowered(command: Command) -> list[str]:
     cfg = composed(*first)
     replay = cfg["replay"]
     if replay["name"] == "dataset":  # learning from data: its budget counts updates
-        return ["total_updates=1000", "eval.every=500", "eval.episodes=2", "replay.updates=250"]
+        return ["total_updates=1000", "eval.every=500", "eval.episodes=2", "++replay.updates=250"]  # ++: as below
     budget = max(2048, replay["num_steps"] * cfg["num_envs"]) if replay["name"] == "rollout" else 2048
     extra = [f"total_env_steps={budget}", f"eval.every={budget}", "eval.episodes=2"]
     if replay["name"] != "rollout":  # ++: in a sweep over algos, the primary config's replay may lack them

@@ -60,6 +60,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     env = build("env", cfg["env"], "env")
     video = cfg["eval"]["video"]
     require(not video or env.renders, "eval.video", video, f"env={cfg['env']['name']} cannot render frames")
+    data = _dataset(cfg, env.spec)  # first: a dataset of another env says which env to give
     _require_action_space(cfg, env.spec)
     _require_network_memory(cfg, env.spec)
     net = build_network(cfg["network"], env.spec)
@@ -72,7 +73,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
         "num_envs": cfg["num_envs"] * env.spec.rows_per_copy,  # the vector env's rows
         "gamma": float(cfg["gamma"]),
         "total_env_steps": cfg["total_env_steps"],
-        "data": _dataset(cfg, env.spec),  # a dataset to learn from, or None
+        "data": data,  # a dataset to learn from, or None
     }
     replay = build("replay", cfg["replay"], "replay", **run)
     optim = build("optim", cfg["optim"], "optim")
