@@ -14,7 +14,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from rlfw.agent.load import load
 from rlfw.dataset.episodes import Episode, from_replay
+from rlfw.dataset.play import played
 from rlfw.env.packed import space, unpack
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
@@ -77,9 +79,8 @@ class Play:
 
 
 def played_episodes(run_dir: Path, play: Play) -> tuple[list[Episode], dict[str, Any], Path, str]:
-    from rlfw.agent.load import load
-    from rlfw.dataset.play import played
-
+    """The episodes ``play`` says, the config of the run that played them, its checkpoint, and how they were
+    played (for the dataset's description)."""
     if play.episodes < 1:
         raise ConfigError(f"rlfw.dataset: --play {play.episodes}: the episodes to play, >= 1")
     named = play.checkpoint in ("best", "last")
