@@ -131,7 +131,12 @@ def as_packed(dataset_id: str, data: Transitions, spec: EnvSpec) -> Transitions:
 
 
 def fits(dataset_id: str, data: Transitions, spec: EnvSpec) -> None:
-    """The dataset's observations and actions are the env's (what the network and the evaluation use)."""
+    """The dataset's observations and actions are the env's (what the network and the evaluation use), one
+    row a step."""
+    if spec.rows_per_copy > 1:
+        raise ConfigError(
+            f"data.id={dataset_id}: env {spec.id} steps {spec.rows_per_copy} rows a copy; a dataset holds one row a step"
+        )
     obs_shape = data.obs.shape[1:]
     if obs_shape != spec.obs_shape:
         raise ConfigError(

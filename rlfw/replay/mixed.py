@@ -49,12 +49,6 @@ class MixedReplay(UniformReplay):
             data_share,
             "the share of each batch drawn from the dataset: 0..1, or null for one pool",
         )
-        require(
-            spec.rows_per_copy == 1,
-            "replay",
-            "mixed",
-            f"{spec.id}'s steps are many agents' rows; a dataset holds one agent's",
-        )
         super().__init__(
             spec,
             num_envs,

@@ -82,6 +82,7 @@ def test_offline_algos_reach_the_behaviour_policy_of_a_noisy_pendulum_dataset(al
         (["algo=td3_bc", "env=pendulum", "data=minari", f"data.id={DISCRETE_ON_BOX}"], "discrete data cannot train"),
         (["algo=bc", "env=cartpole", "data=minari", f"data.id={PENDULUM}"], "give env=pendulum or env=gym env.id"),
         (["algo=td3_bc", "data=minari", f"data.id={PENDULUM}"], "this run's env is CartPole-v1; give env=pendulum"),
+        (["algo=bc", "env=mpe_spread", "data=minari", f"data.id={DISCRETE_ON_BOX}"], "a dataset holds one row a step"),
         (["algo=td3_bc", "env=pendulum"], "replay=dataset learns from a dataset: give one, data=minari data.id=<id>"),
         (["algo=sac", "env=pendulum", "data=minari", f"data.id={PENDULUM}"], "algo=bc, cql, discrete_cql, iql, td3_bc"),
         (
