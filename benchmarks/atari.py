@@ -14,10 +14,10 @@ processes skew every figure here.
 - ppo: training env steps/s over the same env steps, rlfw's tuned PPO (conf/tuned/ppo_atari.yaml)
   against SB3 PPO with RL Zoo's Atari values and wrappers (make_atari_env, VecFrameStack 4, 8 envs);
   rlfw runs with its default precision and, on a CPU with bf16 instructions (where that default is
-  bf16 convolutions), with fp32 convolutions as well;
+  bf16 matrix products where they pay), with fp32 as well;
 - floor: PPO's floor, the env steps/s the network, optimizer and envs allow with no overhead at all
   (benchmarks/floor.py: each part alone, and the parts in turns as a loop calls them), and DQN's at
-  each of --epsilons, in fp32 and, where the CPU has bf16 instructions, bf16. With the ppo or dqn
+  each of --epsilons, in fp32 and, where the CPU has bf16 instructions, the default (auto). With the ppo or dqn
   part, each floor is measured in the same rounds as that part's runs, and printed with SB3's rate
   and rlfw's share of it (rlfw in that precision);
 - dqn: the same for DQN, with the fp32 row too (conf/tuned/dqn_atari.yaml against RL Zoo's dqn.yml atari), both learning
@@ -160,14 +160,14 @@ def collector_rate(policy: str) -> dict:
 def pong_floor(precision: str) -> dict:
     """PPO's floor on Pong (benchmarks/floor.py) with rlfw's tuned PPO: per 1,024 env steps, 16 gradient
     steps at batch 256, 128 acting forwards at batch 8 and 128 steps of the 8 envs."""
-    return ppo_floor("env=pong", f"network.encoder.precision={precision}")
+    return ppo_floor("env=pong", f"network.precision={precision}")
 
 
 def pong_dqn_floor(epsilon: str, precision: str) -> dict:
     """DQN's floor on Pong (benchmarks/floor.py) with rlfw's tuned DQN at a fixed epsilon: per 4 env
     steps, one update at batch 32, an acting forward at batch 4 (where some env reads the network) and
     a step of the 4 envs."""
-    return dqn_floor(float(epsilon), "env=pong", f"network.encoder.precision={precision}")
+    return dqn_floor(float(epsilon), "env=pong", f"network.precision={precision}")
 
 
 def rlfw_training(algo: str, epsilon: str, precision: str) -> dict:
@@ -177,7 +177,7 @@ def rlfw_training(algo: str, epsilon: str, precision: str) -> dict:
         if algo == "ppo"
         else [f"replay.learning_starts={DQN_STARTS}", f"explore.start={epsilon}", f"explore.end={epsilon}"]
     )
-    extra.append(f"network.encoder.precision={precision}")
+    extra.append(f"network.precision={precision}")
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
             [
@@ -309,8 +309,8 @@ CHILDREN = {
 def floor_runs(run: list[str], precisions: list[str]) -> list[tuple[str, list[str], str]]:
     """The children that measure ``run``'s floor (``["ppo"]`` or ``["dqn", epsilon]``) in each precision."""
     if run[0] == "ppo":
-        return [("floor", [p], f"PPO floor, {p} convolutions") for p in precisions]
-    return [("dqn_floor", [run[1], p], f"DQN floor, {p} convolutions") for p in precisions]
+        return [("floor", [p], f"PPO floor, network.precision={p}") for p in precisions]
+    return [("dqn_floor", [run[1], p], f"DQN floor, network.precision={p}") for p in precisions]
 
 
 def print_floor(run: list[str], precision: str, f: dict, sb3: float | None = None, ours: float | None = None) -> None:
@@ -387,9 +387,9 @@ def main() -> None:
     bf16 = machine["bf16"]
     print(
         f"CPU: {machine['model']}, {machine['cores']} cores; bf16 instructions: {bf16}; rlfw's default"
-        f" (network.encoder.precision=auto): {'bf16' if bf16 else 'fp32'} convolutions\n"
+        f" (network.precision=auto): {'bf16 where it pays' if bf16 else 'fp32'}\n"
     )
-    precisions = ["fp32", "bf16"] if bf16 else ["fp32"]
+    precisions = ["fp32", "auto"] if bf16 else ["fp32"]
     runs = [["ppo"]] if "ppo" in args.parts else []
     runs += [["dqn", epsilon] for epsilon in args.epsilons] if "dqn" in args.parts else []
     for run in runs:
@@ -408,13 +408,13 @@ def main() -> None:
         measured = medians_of([*sides, *peers, *floors], r)
         rates = [m["steps_per_s"] for m in measured[: len(sides) + len(peers)]]
         (ours, *fp32), (theirs, *layout) = rates[: len(sides)], rates[len(sides) :]
-        also = f"; rlfw with fp32 convolutions {fp32[0]:.0f}: ratio {fp32[0] / theirs:.2f}" if fp32 else ""
+        also = f"; rlfw with network.precision=fp32 {fp32[0]:.0f}: ratio {fp32[0] / theirs:.2f}" if fp32 else ""
         if layout:
             also += (
                 f"; SB3 with 4 envs, an update every vector step {layout[0]:.0f}: rlfw / that {ours / layout[0]:.2f}"
             )
         print(f"{what}: rlfw {ours:.0f} vs SB3 {theirs:.0f} steps/s: ratio {ours / theirs:.2f}{also}", flush=True)
-        ours_in = {"bf16" if bf16 else "fp32": ours, **({"fp32": fp32[0]} if fp32 else {})}  # by precision
+        ours_in = {"auto" if bf16 else "fp32": ours, **({"fp32": fp32[0]} if fp32 else {})}  # by precision
         for p, f in zip(precisions if floors else [], measured[len(sides) + len(peers) :], strict=True):
             print_floor(run, p, f, theirs, ours_in[p])
         print(flush=True)

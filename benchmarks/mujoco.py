@@ -2,6 +2,10 @@
 
     pip install -e ".[bench,mujoco]" && python benchmarks/mujoco.py [--algo ppo|sac]
         [--envs HalfCheetah-v4 Hopper-v4] [--steps 100000] [--seeds 0 1 2] [--sb3-values rlzoo|cleanrl]
+        [--precisions auto fp32]
+
+rlfw runs with each of ``--precisions`` (``network.precision``; its default, auto, is bf16 matrix
+products where the CPU has bf16 instructions and they pay, which the first line says); SB3 runs fp32.
 
 SAC: rlfw's ``algo=sac`` (CleanRL's values) and SB3's SAC with RL Zoo's (hyperparams/sac.yml, the v3
 MuJoCo envs: SB3's defaults, learning from step 10k) do the same work: one update of 256 samples per
@@ -73,8 +77,9 @@ def work(algo: str, env: str, values: str) -> str:
     )
 
 
-def run_rlfw(algo: str, env: str, seed: int, steps: int) -> dict:
+def run_rlfw(algo: str, env: str, seed: int, steps: int, precision: str) -> dict:
     extra = ["replay.learning_starts=10000"] if algo == "sac" else []  # RL Zoo's, for the same number of updates
+    extra.append(f"network.precision={precision}")
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
             [
@@ -146,23 +151,28 @@ def main() -> None:
         "--sb3-values", choices=["rlzoo", "cleanrl"], default="rlzoo",
         help="SB3's hyperparameters: RL Zoo's tuned ones (default), or CleanRL's, as rlfw's (the same work)",
     )  # fmt: skip
+    parser.add_argument("--precisions", nargs="+", default=["auto"], choices=["auto", "fp32", "bf16"])
     parser.add_argument("--sb3", nargs=5, metavar=("ALGO", "ENV", "SEED", "STEPS", "VALUES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sb3:
         algo, env, seed, steps, values = args.sb3
         return sb3_child(algo, env, int(seed), int(steps), values)
 
+    from rlfw.machine import native_bf16  # here: benchmarks/ is off sys.path by now
+
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
     values = "RL Zoo's" if args.algo == "sac" else args.sb3_values
     print(f"{args.algo.upper()}, {args.steps:,} env steps per run, SB3 with {values} values, CPU: {cpu}")
+    print(f"bf16 instructions: {native_bf16()}; rlfw with network.precision={', '.join(args.precisions)}")
     print(f"{'env':15} {'framework':9} {'seed':>4} {'steps/s':>8} {'train return':>12} {'eval return':>11}")
     for env in args.envs:
-        runs: dict[str, list[dict]] = {"rlfw": [], "sb3": []}
-        for seed in args.seeds:  # the two take turns, so the machine's drift falls on both alike
-            for name in ("rlfw", "sb3"):
+        sides = [f"rlfw {p}" for p in args.precisions]
+        runs: dict[str, list[dict]] = {name: [] for name in [*sides, "sb3"]}
+        for seed in args.seeds:  # the sides take turns, so the machine's drift falls on all alike
+            for name in runs:
                 r = (
-                    run_rlfw(args.algo, env, seed, args.steps)
-                    if name == "rlfw"
+                    run_rlfw(args.algo, env, seed, args.steps, name.split()[1])
+                    if name in sides
                     else run_sb3(args.algo, env, seed, args.steps, args.sb3_values)
                 )
                 runs[name].append(r)
@@ -171,13 +181,16 @@ def main() -> None:
                     flush=True,
                 )
         med = {n: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for n, rs in runs.items()}
-        rl, sb = med["rlfw"], med["sb3"]
-        print(
-            f"{env}: median steps/s rlfw {rl['steps_per_s']:.0f} vs SB3 {sb['steps_per_s']:.0f}"
-            f" (ratio {rl['steps_per_s'] / sb['steps_per_s']:.2f}); median train return {rl['train_return']:.0f} vs"
-            f" {sb['train_return']:.0f}; median eval return {rl['eval_return']:.0f} vs {sb['eval_return']:.0f}; {work(args.algo, env, args.sb3_values)}\n",
-            flush=True,
-        )
+        sb = med["sb3"]
+        for side in sides:
+            rl = med[side]
+            print(
+                f"{env}: median steps/s {side} {rl['steps_per_s']:.0f} vs SB3 {sb['steps_per_s']:.0f}"
+                f" (ratio {rl['steps_per_s'] / sb['steps_per_s']:.2f}); median train return {rl['train_return']:.0f} vs"
+                f" {sb['train_return']:.0f}; median eval return {rl['eval_return']:.0f} vs {sb['eval_return']:.0f}",
+                flush=True,
+            )
+        print(f"{work(args.algo, env, args.sb3_values)}\n", flush=True)
 
 
 if __name__ == "__main__":

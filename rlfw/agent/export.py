@@ -27,7 +27,7 @@ from rlfw.agent.describe import description
 from rlfw.agent.load import Agent
 from rlfw.errors import ConfigError
 from rlfw.network.driver import driver
-from rlfw.network.encoder.cnn import fp32
+from rlfw.network.precision import fp32
 
 FORMATS = {"torchscript": ".pt", "onnx": ".onnx"}
 ONNX_NEEDS = ("onnx", "onnxscript", "onnxruntime")  # torch's ONNX exporter, and onnxruntime to check the file

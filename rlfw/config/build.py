@@ -24,6 +24,7 @@ from rlfw.loss.contract import LossHead
 from rlfw.machine import cores, keep_freed_memory, require_memory
 from rlfw.network import build_network
 from rlfw.network.head.contract import NetworkHead
+from rlfw.network.precision import precision_of
 from rlfw.registry import build, lookup
 from rlfw.replay.contract import Replay
 from rlfw.target.contract import TargetRule
@@ -65,7 +66,7 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     _require_network_memory(cfg, env.spec)
     net = build_network(cfg["network"], env.spec)
     explore = build("explore", cfg["explore"], "explore", spec=env.spec)
-    loss = build("loss", cfg["loss"], "loss", spec=env.spec)
+    loss = build("loss", cfg["loss"], "loss", spec=env.spec, precision=precision_of(net))
     check_acting(cfg, env.spec)
     target = build("target", cfg["target"], "target")
     run = {

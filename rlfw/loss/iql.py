@@ -25,6 +25,7 @@ from rlfw.loss.sac import critic_loss
 from rlfw.loss.td import td_target
 from rlfw.network.encoder.mlp import MLP
 from rlfw.network.head import SoftActorCriticHead
+from rlfw.network.precision import Precision
 from rlfw.registry import register
 
 
@@ -42,13 +43,14 @@ class IQLLoss(LossHead):
         beta: float = 3.0,
         max_weight: float = 100.0,
         value_hidden: Sequence[int] = (256, 256),
+        precision: Precision | None = None,
     ):
         super().__init__()
         require(0 < tau < 1, "loss.tau", tau, "the expectile, in (0, 1) (0.5: the mean; the paper's 0.7)")
         require(beta >= 0, "loss.beta", beta, "the inverse temperature of the advantage weights, >= 0")
         require(max_weight > 0, "loss.max_weight", max_weight, "the advantage weights' cap, > 0")
         require(len(spec.obs_shape) == 1, "loss", "iql", "V(s) is an MLP: vector observations only")
-        trunk = MLP(spec, value_hidden, "relu")
+        trunk = MLP(spec, value_hidden, "relu", precision)  # computes as the network does
         self.value = nn.Sequential(trunk, nn.Linear(trunk.out_dim, 1))
         self.tau, self.beta, self.max_weight = tau, beta, max_weight
 

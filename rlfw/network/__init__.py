@@ -22,16 +22,21 @@ from rlfw.network.head import (  # noqa: F401  (registers)
 )
 from rlfw.network.head.contract import NetworkHead
 from rlfw.network.normalize import Normalized, ObsNorm
+from rlfw.network.precision import Precision
 from rlfw.registry import build
 
 
 def build_network(cfg: dict[str, Any], spec: EnvSpec) -> NetworkHead:
     """``cfg`` is the ``network`` node: ``{"encoder": {...}, "head": {...}}``, and optionally
     ``normalize_obs`` (with ``obs_clip``): the encoders then read observations normalized by one
-    shared ``ObsNorm`` (a Dict observation's ``multi`` encoder normalizes its vector keys itself)."""
+    shared ``ObsNorm`` (a Dict observation's ``multi`` encoder normalizes its vector keys itself), and
+    ``precision``: one ``Precision`` that every part computing matrix products reads."""
 
     normalize = cfg.get("normalize_obs", False)
-    encoder_cfg = for_observations(cfg["encoder"], spec)
+    encoder_cfg = dict(for_observations(cfg["encoder"], spec))
+    # a run's config written before network.precision held the convolutions' setting in the encoder's node
+    older = encoder_cfg.pop("precision", None)
+    precision = Precision(cfg.get("precision") or older or "fp32")
 
     def encoder(skip: Sequence[str] = ()) -> Encoder:
         """An encoder of the config; ``skip``: a Dict observation's keys it leaves out (a critic's own)."""
@@ -40,7 +45,7 @@ def build_network(cfg: dict[str, Any], spec: EnvSpec) -> NetworkHead:
         for key in skip:
             keys[key] = {**(keys.get(key) or {}), "skip": True}
         chosen = {**encoder_cfg, "keys": keys} if skip else encoder_cfg
-        return build("encoder", chosen, "network.encoder", spec=spec, normalize=normalize, **clip)
+        return build("encoder", chosen, "network.encoder", spec=spec, normalize=normalize, precision=precision, **clip)
 
     make_encoder = encoder
     if normalize and not spec.parts:

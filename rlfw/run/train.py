@@ -23,7 +23,7 @@ from rlfw.config.job import Job
 from rlfw.config.trainer import RUN_CONTROL, emulated_bf16, lightning_flags, quiet_lightning
 from rlfw.errors import RunError, Stopped
 from rlfw.loggers import finish_loggers, make_loggers
-from rlfw.network.encoder.cnn import emulated, precisions
+from rlfw.network.precision import precision_of
 from rlfw.run.evaluate import eval_seed, greedy
 from rlfw.run.module import RLModule
 from rlfw.run.nonfinite import NonFiniteGuard
@@ -100,8 +100,9 @@ def starting(job: Job, trainer: pl.Trainer, run_dir: Path) -> None:
     log.info("training %s on %s for %s; outputs in %s", job.choices["algo"], parts.env.spec.id, what, run_dir)
     for note in [*([job.untuned] if job.untuned is not None else []), *parts.env.notes]:
         log.info(note)
-    for precision in precisions(parts.net):
-        (log.warning if emulated(parts.net) else log.info)(precision)
+    precision = precision_of(parts.net)
+    if precision is not None:
+        (log.warning if precision.emulated else log.info)(precision.describe())
     slow = emulated_bf16(str(trainer.precision), trainer.strategy.root_device.type)
     if slow:
         log.warning(slow)

@@ -11,7 +11,7 @@ import torch
 import rlfw
 from rlfw.agent.export import load_file
 from rlfw.export import main as export_main
-from rlfw.network.encoder.cnn import fp32
+from rlfw.network.precision import fp32
 from rlfw.play import main as play_main
 
 

@@ -73,6 +73,7 @@ OUT_OF_RANGE = [
     "network.encoder.hidden=[0]",
     "network.encoder.hidden=[-4]",
     "network.encoder.activation=swish",
+    "network.precision=fp16",
     "network.encoder.hidden=[100000,100000]",
     "algo=dqn replay.capacity=0",
     "algo=dqn replay.capacity=10000000000",

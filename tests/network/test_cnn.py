@@ -5,7 +5,8 @@ import torch
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
-from rlfw.network.encoder.cnn import NatureCNN, emulated, fp32, precisions
+from rlfw.network.encoder.cnn import NatureCNN
+from rlfw.network.precision import Precision, fp32
 
 
 def image_spec(shape) -> EnvSpec:
@@ -32,7 +33,7 @@ def test_the_callers_observations_are_never_scaled_in_place(channels_last):
 
 def test_channels_last_changes_memory_order_not_results():
     torch.manual_seed(0)
-    cnn = NatureCNN(image_spec((4, 84, 84)), channels_last=False, precision="fp32")
+    cnn = NatureCNN(image_spec((4, 84, 84)), channels_last=False)  # fp32 unless given a Precision
     pixels = torch.randint(0, 256, (5, 4, 84, 84), dtype=torch.uint8)
     expected = cnn(pixels)
     cnn.channels_last = True
@@ -41,57 +42,15 @@ def test_channels_last_changes_memory_order_not_results():
 
 def test_bf16_convolutions_give_fp32_features_close_to_fp32_and_gradients():
     torch.manual_seed(0)
-    cnn = NatureCNN(image_spec((4, 84, 84)), precision="fp32")
+    cnn = NatureCNN(image_spec((4, 84, 84)), precision=Precision("bf16"))
     pixels = torch.randint(0, 256, (8, 4, 84, 84), dtype=torch.uint8)
-    expected = cnn(pixels)
-    cnn.bf16 = True
+    with fp32(cnn):
+        expected = cnn(pixels)
     out = cnn(pixels)
     assert out.dtype == torch.float32 and not torch.equal(out, expected)  # bf16 arithmetic ran
     torch.testing.assert_close(out, expected, rtol=0.05, atol=0.02)  # bf16 keeps 8 bits of mantissa
     out.sum().backward()
     assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in cnn.parameters())
-
-
-@pytest.mark.parametrize("instructions, bf16", [("amx_bf16, avx512_bf16", True), (None, False)])
-def test_auto_precision_is_bf16_where_the_cpu_has_bf16_instructions(monkeypatch, instructions, bf16):
-    monkeypatch.setattr("rlfw.network.encoder.cnn.native_bf16", lambda: instructions)
-    cnn = NatureCNN(image_spec((4, 84, 84)))
-    assert cnn.bf16 is bf16
-    chose = "bf16 convolutions on the CPU (amx_bf16, avx512_bf16)" if bf16 else "fp32 (no bf16 instructions found)"
-    assert precisions(torch.nn.Sequential(cnn, cnn)) == [f"network.encoder.precision=auto: {chose}"]  # logged once
-    assert NatureCNN(image_spec((4, 84, 84)), precision="fp32").bf16 is False
-
-
-@pytest.mark.parametrize("shape", [(4, 10, 10), (2, 10, 5), (4, 84, 20)])
-def test_auto_precision_keeps_fp32_for_small_frames_where_bf16_gains_nothing(monkeypatch, shape):
-    monkeypatch.setattr("rlfw.network.encoder.cnn.native_bf16", lambda: "avx512_bf16")
-    small = dict(channels=[16], kernels=[3], strides=[1], hidden=128)  # small_cnn, which fits a 10x5 frame
-    cnn = NatureCNN(image_spec(shape), **small)
-    assert cnn.bf16 is False
-    h, w = shape[-2:]
-    assert precisions(cnn) == [f"network.encoder.precision=auto: fp32 ({h}x{w} frames: bf16 pays from 32x32)"]
-    assert NatureCNN(image_spec((4, 32, 32)), **small).bf16 is True  # the smallest frame auto runs in bf16
-    assert NatureCNN(image_spec(shape), precision="bf16", **small).bf16 is True  # forced, it still is bf16
-
-
-@pytest.mark.parametrize("instructions", ["avx512_bf16", None])
-def test_bf16_forced_on_a_cpu_that_would_emulate_it_is_said_so(monkeypatch, instructions):
-    monkeypatch.setattr("rlfw.network.encoder.cnn.native_bf16", lambda: instructions)
-    net = torch.nn.Sequential(NatureCNN(image_spec((4, 84, 84)), precision="bf16"))
-    assert emulated(net) is (instructions is None)
-    (line,) = precisions(net)
-    assert line.startswith("network.encoder.precision=bf16") and ("torch emulates them" in line) is (
-        instructions is None
-    )
-    assert not emulated(torch.nn.Sequential(NatureCNN(image_spec((4, 84, 84)), precision="auto")))
-
-
-def test_fp32_block_turns_bf16_off_inside_and_back_on_after():
-    cnn = NatureCNN(image_spec((4, 84, 84)), precision="bf16")
-    net = torch.nn.Sequential(cnn, torch.nn.Linear(512, 3))
-    with fp32(net):
-        assert cnn.bf16 is False
-    assert cnn.bf16 is True
 
 
 def test_leading_axes_are_input_channels():
@@ -106,11 +65,6 @@ def test_leading_axes_are_input_channels():
         ((4,), {}, "needs image observations"),
         ((2, 10, 5), {}, "10x5 images are too small for kernels [8, 4, 3]"),
         ((4, 84, 84), {"channels": [32], "kernels": [8, 4]}, "one entry per conv layer"),
-        (
-            (4, 84, 84),
-            {"precision": "fp16"},
-            "one of auto (bf16 where the CPU has bf16 instructions, for frames from 32x32), fp32, bf16",
-        ),
     ],
 )
 def test_refuses_what_it_cannot_read(shape, values, message):

@@ -17,6 +17,7 @@ import pytest
 import rlfw
 from rlfw.config.build import build_parts
 from rlfw.config.job import Job
+from rlfw.machine import native_bf16
 from rlfw.run.train import train
 from tests.helpers import config
 
@@ -101,6 +102,15 @@ def marks(algo: str, env: str, seed: int, seeds: tuple[int, ...], default: str) 
 )
 def test_default_config_learns(tmp_path, algo, env, budget, bar, seed):
     assert_learns(tmp_path, budget, bar, f"algo={algo}", f"env={env}", f"seed={seed}")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(native_bf16() is None, reason="network.precision=auto is fp32 here: the SAC case is this one")
+def test_sac_learns_in_fp32_as_its_bf16_default_does(tmp_path):
+    """On a CPU with bf16 instructions the SAC case above learns with its 256x256 networks' products in
+    bf16 (network.precision=auto, docs/guide/precision.md); the same run in fp32 reaches the same bar in
+    the same budget: the tolerance between the two is the bar's band, -250 to the solved -200 and up."""
+    assert_learns(tmp_path, 20_000, -250.0, "algo=sac", "env=pendulum", "seed=0", "network.precision=fp32")
 
 
 # compile=true (rlfw/run/compiled.py) for one algorithm of each family, with -m seeds: DQN's and SAC's

@@ -95,9 +95,10 @@ OFFLINE = (
     "loss.value_hidden=[64,64]",
     "replay.batch_size=64",
     "replay.updates=250",
-    "total_updates=4000",
-    "eval.every=1000",
+    "total_updates=2000",
+    "eval.every=500",
     "eval.episodes=2",
+    "checkpoint.every=500",
 )
 COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")  # before each case's: it may set its own
 

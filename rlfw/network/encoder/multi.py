@@ -30,6 +30,7 @@ from rlfw.network.encoder import Encoder
 from rlfw.network.encoder.cnn import NatureCNN
 from rlfw.network.encoder.mlp import MLP
 from rlfw.network.normalize import ObsNorm
+from rlfw.network.precision import Precision
 from rlfw.registry import register
 from rlfw.values import check_values
 
@@ -82,7 +83,7 @@ def channel_first(shape: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
 class Image(nn.Module):
     """A CNN over one image key, its values divided by ``scale``."""
 
-    def __init__(self, part: Part, spec_id: str, settings: ImageSettings):
+    def __init__(self, part: Part, spec_id: str, settings: ImageSettings, precision: Precision):
         super().__init__()
         shape, self.channels_last = channel_first(part.shape)
         defaults = {} if min(shape[1:]) >= LARGE else SMALL_CNN
@@ -90,7 +91,7 @@ class Image(nn.Module):
         del conv["scale"], conv["skip"]
         sub = EnvSpec(f"{spec_id}[{part.key!r}]", shape, None, None)  # type: ignore[arg-type]  # no actions here
         try:
-            self.cnn = NatureCNN(sub, **conv)
+            self.cnn = NatureCNN(sub, **conv, precision=precision)
         except ConfigError as err:  # named by the key, not by the encoder the user did not choose
             raise ConfigError(f"network.encoder.keys.{part.key} (a {part.shape} image): {err}") from None
         self.scale = float(settings.scale)
@@ -143,8 +144,10 @@ class Multi(Encoder):
         activation: str = "tanh",
         normalize: bool = False,
         obs_clip: float = 10.0,
+        precision: Precision | None = None,
     ):
         super().__init__()
+        precision = precision or Precision("fp32")
         require(
             bool(spec.observed),
             "network.encoder",
@@ -164,7 +167,7 @@ class Multi(Encoder):
             if settings.skip:
                 continue
             if isinstance(settings, ImageSettings):
-                reader: nn.Module = Image(part, spec.id, settings)
+                reader: nn.Module = Image(part, spec.id, settings, precision)
             elif part.kind == "discrete":
                 reader = OneHot(part)
             else:
@@ -175,7 +178,7 @@ class Multi(Encoder):
         require(bool(readers), "network.encoder.keys", keys, "leaves no key to read")
         self.readers, self.parts = nn.ModuleList(readers), parts
         width = sum(r.out_dim for r in readers)  # type: ignore[misc]
-        self.trunk = MLP(dataclasses.replace(spec, obs_shape=(width,), parts=()), hidden, activation)
+        self.trunk = MLP(dataclasses.replace(spec, obs_shape=(width,), parts=()), hidden, activation, precision)
         self.out_dim = self.trunk.out_dim
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:

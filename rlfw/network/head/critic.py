@@ -5,7 +5,8 @@ critics is one ``baddbmm`` (one matmul kernel for the twin critics, not one per 
 
     h_0 = [s, a] for every critic;   h_k = relu(h_{k-1} W_k + b_k);   Q_i(s, a) = (h_L)_i
 
-``forward(obs, action)`` gives ``[n, B]``. With ``frozen=True`` the critics run on detached copies of
+Hidden layers compute in bf16 where ``network.precision`` says they pay (the actor trunk's setting);
+the output layer is fp32. ``forward(obs, action)`` gives ``[n, B]``. With ``frozen=True`` the critics run on detached copies of
 their parameters: an actor's loss reads Q(s, pi(s)) that way, so its gradient reaches the actor's
 action and never the critics' weights (their own loss trains those)."""
 
@@ -21,6 +22,7 @@ from torch.func import functional_call
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.network.normalize import Normalized
+from rlfw.network.precision import Precision, precision_of
 
 
 class Critics(nn.Module):
@@ -33,6 +35,9 @@ class Critics(nn.Module):
         size = math.prod(spec.obs_shape) + math.prod(spec.action_space.shape or (1,))
         # the actor's observation normalizer, when it has one: the critics read what the actor reads
         self.norm = actor_trunk.norm if isinstance(actor_trunk, Normalized) else None
+        self.precision = precision_of(actor_trunk) or Precision("fp32")  # and compute as it does
+        # the largest hidden layer's multiply-adds a row, all critics together (one baddbmm)
+        self.macs = n * max(i * o for i, o in zip([size, *hidden[:-1]], hidden, strict=True))
         # n nn.Linear stacks made as separate critics would be (torch's initialisation, drawn in that
         # order), then stacked: [n, in, out] weights and [n, 1, out] biases per layer
         separate = [[nn.Linear(i, o) for i, o in zip([size, *hidden], [*hidden, 1], strict=True)] for _ in range(n)]
@@ -49,13 +54,13 @@ class Critics(nn.Module):
             return functional_call(self, detached, (obs, action))
         x = self.norm(obs) if self.norm is not None else obs.float()
         x = torch.cat([x.flatten(1), action.float().flatten(1)], dim=1)
-        weights, biases = list(self.weights), list(self.biases)
-        h = x.expand(len(weights[0]), *x.shape)  # [n, B, in]: every critic reads the same input
-        for k, (w, b) in enumerate(zip(weights, biases, strict=True)):
-            h = torch.baddbmm(b, h, w)
-            if k < len(weights) - 1:
-                h = torch.relu(h)
-        return h.squeeze(-1)
+        *weights, w_out = self.weights
+        *biases, b_out = self.biases
+        h = x.expand(len(w_out), *x.shape)  # [n, B, in]: every critic reads the same input
+        with self.precision.linear(x, self.macs):
+            for w, b in zip(weights, biases, strict=True):
+                h = torch.relu(torch.baddbmm(b, h, w))
+        return torch.baddbmm(b_out, h.float(), w_out).squeeze(-1)
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, *args, **kwargs) -> None:
         """Checkpoints written before the critics were batched held one nn.Sequential per critic
