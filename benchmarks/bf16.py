@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from time_to_score import run_rlfw
 
-OFF_POLICY = ["stop_when_solved=false", "eval.every=5000"]
+OFF_POLICY = ["stop_when_solved=false"]
 TASKS = {  # name: (overrides, the greedy-eval mark whose first crossing is reported)
     "catch dqn": (["algo=dqn", "env=catch", "total_env_steps=20000", "eval.every=1000", "eval.episodes=20"], 0.9),
     "breakout-minatar ppo": (
@@ -43,10 +43,16 @@ TASKS = {  # name: (overrides, the greedy-eval mark whose first crossing is repo
         10.0,
     ),
     **{
-        f"pendulum {algo}": ([f"algo={algo}", "env=pendulum", "total_env_steps=20000", *OFF_POLICY], -200.0)
+        f"pendulum {algo}": (
+            [f"algo={algo}", "env=pendulum", "total_env_steps=20000", "eval.every=5000", *OFF_POLICY],
+            -200.0,
+        )
         for algo in ("sac", "td3", "ddpg")
     },
-    "halfcheetah sac": (["algo=sac", "env=halfcheetah", "total_env_steps=50000", *OFF_POLICY], 3000.0),
+    "halfcheetah sac": (
+        ["algo=sac", "env=halfcheetah", "total_env_steps=50000", "eval.every=10000", *OFF_POLICY],
+        3000.0,
+    ),
 }
 SHAPES = [("forward", 1), ("forward", 8), ("forward+backward", 32), ("forward+backward", 256)]
 

@@ -9,7 +9,8 @@ one with ``python -m rlfw.dataset``, docs/guide/offline.md): rlfw reads it as ``
 d3rlpy the same transitions as arrays (d3rlpy's own Minari reader downloads). Both sides: 256x256 ReLU
 networks, batches of 256, standardized observations, the values of ``conf/algo/<algo>.yaml`` (d3rlpy's
 defaults but for CQL's conservative weight, fixed at 5 as rlfw's, and its soft target, SAC's), one torch
-thread, each run its own process, the two sides taking turns. Prints each run's updates per second (its
+thread, each run its own process, the two sides taking turns; rlfw with its default precision (bf16 matrix
+products where the CPU has bf16 instructions and they pay, docs/guide/precision.md), d3rlpy in fp32. Prints each run's updates per second (its
 training time: d3rlpy's ``fit``, rlfw's run less its evaluations), the greedy return over 10 episodes at
 the end and its normalized score (the dataset's references), then medians and the ratio rlfw / d3rlpy.
 Where the two differ: d3rlpy's IQL policy is a Gaussian with a state-independent std and a tanh mean,
@@ -31,6 +32,7 @@ import numpy as np
 
 from rlfw.config.preflight import composed
 from rlfw.dataset.read import Transitions, transitions
+from rlfw.machine import native_bf16
 from rlfw.registry import build
 
 
@@ -69,6 +71,8 @@ def main() -> None:
     data = transitions(args.dataset, os.environ.get("MINARI_DATASETS_PATH"))
     low, high = data.ref_min_score, data.ref_max_score
     env_id = build("env", composed(f"env={args.env}")["env"], "env").spec.id
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    print(f"CPU: {cpu}; bf16 instructions: {native_bf16()}; rlfw with network.precision=auto, its default", flush=True)
     results: dict[tuple[str, str], list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         arrays = export(data, Path(tmp))

@@ -14,7 +14,6 @@ from typing import Literal
 
 from rlfw.errors import require
 from rlfw.machine import cores
-from rlfw.network.precision import Precision
 from rlfw.values import check_values
 
 MAX_ENVS = 1024  # envs per vector env: each is a Python object stepped in turn
@@ -132,10 +131,9 @@ class Network:
     head: dict
     normalize_obs: bool
     obs_clip: float
-    precision: str
+    precision: Literal["auto", "fp32", "bf16"]  # rlfw.network.precision.PRECISIONS: that module loads torch
 
     def __post_init__(self):
-        Precision(self.precision)  # one of its settings
         require(
             self.obs_clip > 0,
             "network.obs_clip",

@@ -13,6 +13,7 @@ import pytest
 
 from rlfw.loggers import wandb_run
 from tests.helpers import run_cli, wandb_records
+from tests.offline_data import PENDULUM
 
 
 def without_account(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -103,17 +104,24 @@ def test_wandb_mode_disabled_turns_it_off(tmp_path):
     assert (tmp_path / "run" / "metrics.csv").exists() and not (tmp_path / "run" / "wandb").exists()
 
 
-def test_a_sweep_is_one_wandb_group_with_tensorboard_beside_it_and_nothing_in_the_working_folder(tmp_path):
-    env = without_account(tmp_path)
+def test_a_sweep_is_one_wandb_group_with_tensorboard_beside_it_and_nothing_in_the_working_folder(tmp_path, datasets):
+    """An offline sweep (learning from a dataset): its runs' W&B x axis is the updates they made."""
+    env = without_account(tmp_path, MINARI_DATASETS_PATH=str(datasets))
     work = tmp_path / "work"
     work.mkdir()
     sweep = work / "sweep_7"
     result = run_cli(
         "-m",
         "logger=[wandb,tensorboard]",
+        "algo=bc",
+        "env=pendulum",
+        "data=minari",
+        f"data.id={PENDULUM}",
         "seed=0,1",
-        "total_env_steps=512",
-        "eval.every=512",
+        "total_updates=200",
+        "replay.updates=100",
+        "eval.every=100",
+        "eval.episodes=1",
         f"hydra.sweep.dir={sweep}",
         cwd=work,
         env=env,
@@ -121,7 +129,10 @@ def test_a_sweep_is_one_wandb_group_with_tensorboard_beside_it_and_nothing_in_th
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in work.iterdir()) == ["sweep_7"]  # no ./wandb
     for job in sorted(sweep.glob("*_seed=*")):
-        assert wandb_records(job)["run"].run_group == "sweep_7"
+        wb = wandb_records(job)
+        assert wb["run"].run_group == "sweep_7"
+        assert ("*", "updates") == wb["metrics"][-1]  # every metric against the updates made
+        assert [r["updates"] for r in wb["history"] if "eval/return_mean" in r] == [100, 200]
         assert list((job / "tensorboard").glob("events.out.tfevents.*")) and (job / "metrics.csv").exists()
     assert len(list(sweep.glob("*_seed=*"))) == 2
     assert (result.stdout + result.stderr).count("upload it with: wandb sync") == 2

@@ -1,14 +1,17 @@
+import typing
+
 import gymnasium as gym
 import numpy as np
 import pytest
 import torch
 
+from rlfw.config.schema import Network
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError
 from rlfw.network import build_network
 from rlfw.network.encoder.mlp import MLP
 from rlfw.network.head.critic import Critics
-from rlfw.network.precision import BF16_FROM_MACS, Precision, fp32, precision_of
+from rlfw.network.precision import BF16_FROM_MACS, PRECISIONS, Precision, fp32, precision_of
 
 VECTOR = EnvSpec("Vec-v0", (17,), gym.spaces.Box(-1, 1, (6,), np.float32), None)
 SAC_NET = {
@@ -102,3 +105,8 @@ def test_a_run_config_from_before_network_precision_keeps_its_encoder_setting():
     older = {"encoder": {"name": "nature_cnn", "precision": "fp32"}, "head": {"name": "q"}}
     precision = precision_of(build_network(older, pixels))
     assert precision is not None and precision.setting == "fp32"
+
+
+def test_the_config_schema_takes_the_settings_precision_knows():
+    # the schema names them itself: importing this module loads torch, and a config error comes first
+    assert typing.get_args(typing.get_type_hints(Network)["precision"]) == PRECISIONS
