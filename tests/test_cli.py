@@ -109,6 +109,7 @@ BAD = [
     (["+total_env_step=3000"], "total_env_step: unknown key (did you mean total_env_steps?)"),
     (["total_env_step=3000"], "total_env_step: no such key in the config (did you mean total_env_steps?)"),
     (["algo=dqn", "lr=1e-3"], "lr: no such key in the config (did you mean optim.lr?)"),  # an option's key
+    (["env=catch", "network.encoder.precision=fp32"], "network.encoder.precision: renamed network.precision (auto"),
     (
         ["algo=dqn", "+replay.alpha=0.9"],
         "replay.alpha=0.9: replay=uniform does not take alpha (replay=prioritized does)",

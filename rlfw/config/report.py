@@ -53,6 +53,10 @@ def chosen_by(group: str, name: str) -> str | None:
     return None
 
 
+# keys a release renamed: a command line that still sets one is told the new name
+MOVED = {"network.encoder.precision": "network.precision (auto, fp32 or bf16), one key for the whole network"}
+
+
 def one_line(err: Exception) -> str:
     if isinstance(err, ConfigError):
         return str(err)
@@ -72,6 +76,8 @@ def one_line(err: Exception) -> str:
         return f"cannot parse the override {err.override!r}: {str(err).splitlines()[0]} (grammar: {GRAMMAR})"
     text = str(err)
     missing = re.match(r"Could not override '([^']+)'", text)
+    if missing and missing.group(1) in MOVED:
+        return f"{missing.group(1)}: renamed {MOVED[missing.group(1)]}"
     if missing:
         parent, _, name = missing.group(1).rpartition(".")
         node = schema.NODES.get(parent)
