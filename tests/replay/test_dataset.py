@@ -51,18 +51,27 @@ def test_bc_and_discrete_cql_beat_the_behaviour_policy_of_a_noisy_cartpole_datas
     assert summary["eval_return_mean"] >= 475 > behaviour, summary["evals"]  # solved: CartPole's bar
 
 
+SMALL = ("network.encoder.hidden=[64,64]", "network.head.critic_hidden=[64,64]")
+
+
 @pytest.mark.parametrize(
-    "algo, updates",
-    [("td3_bc", 4000), pytest.param("iql", 20_000, marks=pytest.mark.seeds)],  # CQL does not: docs/results.md
+    "algo, updates, sizes",
+    [
+        ("td3_bc", 4000, SMALL),
+        pytest.param("iql", 20_000, SMALL, marks=pytest.mark.seeds),
+        # CQL with its own 256x256 networks and a conservative weight of 1 (-161 after 10k updates, seed 0); with
+        # d3rlpy's weight of 5 it ended at -401, and with 64x64 networks it fails either way (docs/results.md)
+        pytest.param("cql", 10_000, ("loss.alpha_cql=1",), marks=pytest.mark.seeds),
+    ],
 )
-def test_offline_algos_reach_the_behaviour_policy_of_a_noisy_pendulum_dataset(algo, updates, datasets, tmp_path):
+def test_offline_algos_reach_the_behaviour_policy_of_a_noisy_pendulum_dataset(algo, updates, sizes, datasets, tmp_path):
     import minari
 
     behaviour = float(np.mean([e.rewards.sum() for e in minari.load_dataset(SWING_UP).iterate_episodes()]))
     assert -600 < behaviour < -300  # the swing-up controller with 50% random torque (tests/offline_data.py)
-    small = ["network.encoder.hidden=[64,64]", "network.head.critic_hidden=[64,64]", "replay.updates=1000"]
     data = [f"algo={algo}", "env=pendulum", "data=minari", f"data.id={SWING_UP}", f"total_updates={updates}"]
-    summary = rlfw.train([*data, *small, f"eval.every={updates}", "stop_when_solved=false"], run_dir=tmp_path / "run")
+    run = [*data, *sizes, "replay.updates=1000", f"eval.every={updates}", "stop_when_solved=false"]
+    summary = rlfw.train(run, run_dir=tmp_path / "run")
     assert summary["eval_return_mean"] > behaviour, summary["evals"]
 
 
