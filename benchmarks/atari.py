@@ -63,17 +63,9 @@ def rss_bytes() -> int:
 # -- children -------------------------------------------------------------------------------------
 def cpu() -> dict:
     """The CPU, asked in a child: importing rlfw sets GOMP_SPINCOUNT, which SB3's children must not inherit."""
-    from rlfw.machine import cores, native_bf16
+    from rlfw.machine import cores, cpu_model, native_bf16
 
-    model = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        ),
-        "unknown",
-    )
-    return {"model": model, "cores": cores(), "bf16": native_bf16()}
+    return {"model": cpu_model(), "cores": cores(), "bf16": native_bf16()}
 
 
 def env_rate(backend: str) -> dict:

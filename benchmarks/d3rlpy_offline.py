@@ -32,7 +32,7 @@ import numpy as np
 
 from rlfw.config.preflight import composed
 from rlfw.dataset.read import Transitions, transitions
-from rlfw.machine import native_bf16
+from rlfw.machine import cpu_model, native_bf16
 from rlfw.registry import build
 
 
@@ -71,8 +71,10 @@ def main() -> None:
     data = transitions(args.dataset, os.environ.get("MINARI_DATASETS_PATH"))
     low, high = data.ref_min_score, data.ref_max_score
     env_id = build("env", composed(f"env={args.env}")["env"], "env").spec.id
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
-    print(f"CPU: {cpu}; bf16 instructions: {native_bf16()}; rlfw with network.precision=auto, its default", flush=True)
+    print(
+        f"CPU: {cpu_model()}; bf16 instructions: {native_bf16()}; rlfw with network.precision=auto, its default",
+        flush=True,
+    )
     results: dict[tuple[str, str], list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         arrays = export(data, Path(tmp))

@@ -158,9 +158,9 @@ def main() -> None:
         algo, env, seed, steps, values = args.sb3
         return sb3_child(algo, env, int(seed), int(steps), values)
 
-    from rlfw.machine import native_bf16  # here: benchmarks/ is off sys.path by now
+    from rlfw.machine import cpu_model, native_bf16  # here: benchmarks/ is off sys.path by now
 
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    cpu = cpu_model()
     values = "RL Zoo's" if args.algo == "sac" else args.sb3_values
     print(f"{args.algo.upper()}, {args.steps:,} env steps per run, SB3 with {values} values, CPU: {cpu}")
     print(f"bf16 instructions: {native_bf16()}; rlfw with network.precision={', '.join(args.precisions)}")

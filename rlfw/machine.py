@@ -20,6 +20,16 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+def cpu_model() -> str:
+    """The CPU's name as ``lscpu`` gives it (Linux's /proc/cpuinfo), for benchmarks' figures; "unknown"
+    where it cannot say."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "unknown")
+
+
 # The oneDNN ISAs (its "CPU Dispatcher Control" guide) that stop below each bf16 instruction set:
 # ONEDNN_MAX_CPU_ISA (DNNL_MAX_CPU_ISA before oneDNN 2) capped there, torch's convolutions emulate it.
 BELOW_AVX512_BF16 = {
