@@ -84,10 +84,8 @@ def test_the_critics_compute_as_the_actor_trunk_does_and_their_output_layer_in_f
     trunk = MLP(VECTOR, [256, 256], "relu", Precision("bf16"))
     critics = Critics(VECTOR, 2, [256, 256], trunk)
     assert critics.precision is trunk.precision
-    x = torch.randn(8, 17)
-    with torch.autocast("cpu", torch.bfloat16, enabled=False):
-        h = critics(x, torch.zeros(8, 6))
-    assert h.dtype == torch.float32 and h.shape == (2, 8)
+    q = critics(torch.randn(8, 17), torch.zeros(8, 6))  # hidden layers in bf16 (forced), then the output layer
+    assert q.dtype == torch.float32 and q.shape == (2, 8)
     assert Critics(VECTOR, 2, [256], MLP(VECTOR, [8])).precision.setting == "fp32"  # a bare trunk: fp32
 
 
