@@ -47,7 +47,8 @@ class Precision:
             setting,
             "one of auto (bf16 matrix products where the CPU has bf16 instructions and they pay), fp32, bf16",
         )
-        self.setting, self.instructions = setting, native_bf16()
+        # fp32 never asks the CPU: every part made without a setting holds one
+        self.setting, self.instructions = setting, None if setting == "fp32" else native_bf16()
         self.enabled = setting == "bf16" or (setting == "auto" and self.instructions is not None)
 
     @property

@@ -6,9 +6,9 @@ critics is one ``baddbmm`` (one matmul kernel for the twin critics, not one per 
     h_0 = [s, a] for every critic;   h_k = relu(h_{k-1} W_k + b_k);   Q_i(s, a) = (h_L)_i
 
 Hidden layers compute in bf16 where ``network.precision`` says they pay (the actor trunk's setting);
-the output layer is fp32. ``forward(obs, action)`` gives ``[n, B]``. With ``frozen=True`` the critics run on detached copies of
-their parameters: an actor's loss reads Q(s, pi(s)) that way, so its gradient reaches the actor's
-action and never the critics' weights (their own loss trains those)."""
+the output layer is fp32. ``forward(obs, action)`` gives ``[n, B]``. With ``frozen=True`` the critics
+run on detached copies of their parameters: an actor's loss reads Q(s, pi(s)) that way, so its
+gradient reaches the actor's action and never the critics' weights (their own loss trains those)."""
 
 from __future__ import annotations
 
