@@ -77,9 +77,11 @@ def first_solved(run: Run) -> dict[str, float] | None:
 
 def row(label: str, runs: list[Run], metric: str = "return_mean") -> dict[str, Any]:
     """One table row: the final evaluation's ``metric`` (mean, std, IQM with its interval; the return by
-    default) and time to solve."""
+    default), the IQM of each run's best evaluation (what offline RL papers report beside the last), and
+    time to solve."""
     finals = [r.summary["evals"][-1][metric] for r in runs]
     iqm, low, high = iqm_interval(finals)
+    best, best_low, best_high = iqm_interval([max(e[metric] for e in r.summary["evals"]) for r in runs])
     solved = [e for e in map(first_solved, runs) if e is not None]
     median = lambda key: statistics.median(e[key] for e in solved) if solved else math.nan  # noqa: E731
     return {
@@ -90,6 +92,9 @@ def row(label: str, runs: list[Run], metric: str = "return_mean") -> dict[str, A
         "final_return_iqm": iqm,
         "iqm_ci_low": low,
         "iqm_ci_high": high,
+        "best_iqm": best,
+        "best_ci_low": best_low,
+        "best_ci_high": best_high,
         "solved_runs": len(solved),
         "env_steps_to_solve": median("env_steps"),
         "wall_seconds_to_solve": median("wall_seconds") if all("wall_seconds" in e for e in solved) else math.nan,

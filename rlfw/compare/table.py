@@ -21,13 +21,14 @@ def markdown(rows: list[dict[str, Any]], metric: str = "return_mean") -> str:
 
     final = "final return" if metric == "return_mean" else f"final {metric}"
     lines = [
-        f"| variant | runs | {final} (mean ± std) | IQM [95% CI] | solved | env steps to solve (median) | wall s to solve (median) |",
-        "|---|---|---|---|---|---|---|",
+        f"| variant | runs | {final} (mean ± std) | IQM [95% CI] | best eval IQM [95% CI] | solved | env steps to solve (median) | wall s to solve (median) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['variant']} | {r['runs']} | {number(r['final_return_mean'])} ± {number(r['final_return_std'])}"
             f" | {number(r['final_return_iqm'])} [{number(r['iqm_ci_low'])}, {number(r['iqm_ci_high'])}]"
+            f" | {number(r['best_iqm'])} [{number(r['best_ci_low'])}, {number(r['best_ci_high'])}]"
             f" | {r['solved_runs']}/{r['runs']} | {number(r['env_steps_to_solve'], 0)} | {number(r['wall_seconds_to_solve'], 1)} |"
         )
     return "\n".join(lines) + "\n"

@@ -43,6 +43,7 @@ def test_a_row_pools_seeds_and_times_the_first_solved_evaluation():
     r = row("v", runs)
     assert r["runs"] == 3 and r["final_return_mean"] == pytest.approx((90 + 100 + 20) / 3)
     assert r["solved_runs"] == 2 and r["env_steps_to_solve"] == 1500 and r["wall_seconds_to_solve"] == 3.5
+    assert r["best_iqm"] == pytest.approx(iqm_interval([120.0, 100.0, 20.0])[0])  # each run's best evaluation
 
 
 def test_another_metric_of_the_evaluations_fills_the_row_and_the_curves():
