@@ -43,19 +43,14 @@ class CQLLoss(SACLoss):
         terms = super().forward(batch, net, target)
         n, size = self.n_actions, len(batch.obs)
         obs = batch.obs.repeat_interleave(n, dim=0)  # each state n times, [B * n, ...]
-        with torch.no_grad():
-            policy_now, logp_now = net.distribution(net(obs)).rsample_with_log_prob()
-            policy_next, logp_next = net.distribution(
-                net(batch.next_obs.repeat_interleave(n, dim=0))
-            ).rsample_with_log_prob()
-        uniform = (torch.rand_like(policy_now) * 2 - 1) * net.scale + net.bias
-        log_uniform = -torch.log(2 * net.scale).sum()  # the uniform density over the action box
-        q_sampled = [
-            net.q_sa(obs, uniform) - log_uniform,
-            net.q_sa(obs, policy_now) - logp_now,
-            net.q_sa(obs, policy_next) - logp_next,
-        ]  # each [critics, B * n]
-        q_all = torch.cat([q.view(len(q), size, n) for q in q_sampled], dim=2)  # [critics, B, 3n]
+        with torch.no_grad():  # pi's actions at s and at s' in one call, [2 * B * n, ...]
+            states = torch.cat([obs, batch.next_obs.repeat_interleave(n, dim=0)])
+            policy, logp = net.distribution(net(states)).rsample_with_log_prob()
+        uniform = (torch.rand(len(obs), policy.shape[1], device=policy.device) * 2 - 1) * net.scale + net.bias
+        log_uniform = -torch.log(2 * net.scale).sum().expand(len(obs))  # the uniform density over the action box
+        # the three kinds at s in one critic call (larger matrix products than three): [critics, 3 * B * n]
+        q = net.q_sa(torch.cat([obs] * 3), torch.cat([uniform, policy])) - torch.cat([log_uniform, logp])
+        q_all = q.view(len(q), 3, size, n).transpose(1, 2).reshape(len(q), size, 3 * n)  # [critics, B, 3n]
         pushed_down = torch.logsumexp(q_all, dim=2) - math.log(3 * n)
         q_data = net.q_sa(batch.obs, batch.action)
         terms["loss_conservative"] = self.alpha_cql * (pushed_down - q_data).mean(dim=1).sum()

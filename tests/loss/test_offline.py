@@ -89,7 +89,7 @@ def test_iql_s_value_critics_and_actor_each_get_only_their_own_gradient():
 def test_cql_is_sac_plus_the_log_sum_exp_over_sampled_actions_minus_the_data_s_q(monkeypatch):
     net, b, n = network("squashed_gaussian"), batch(), 3
     target = network("squashed_gaussian").requires_grad_(False)
-    draws = [(torch.rand(k, 2) * 4 - 2, torch.randn(k)) for k in (B, B, B * n, B * n)]  # SAC's two, then CQL's two
+    draws = [(torch.rand(k, 2) * 4 - 2, torch.randn(k)) for k in (B, B, 2 * B * n)]  # SAC's two, then CQL's (s and s')
     queue = iter(draws)
     monkeypatch.setattr(SquashedNormal, "rsample_with_log_prob", lambda self: next(queue))
     torch.manual_seed(0)
@@ -98,7 +98,7 @@ def test_cql_is_sac_plus_the_log_sum_exp_over_sampled_actions_minus_the_data_s_q
     loss = build("loss", {"name": "cql", "alpha_cql": 5.0, "n_actions": n}, "loss", spec=SPEC)
     out = loss(b, net, target)
     obs = b.obs.repeat_interleave(n, 0)
-    (now, logp_now), (after, logp_next) = draws[2], draws[3]
+    (now, after), (logp_now, logp_next) = draws[2][0].chunk(2), draws[2][1].chunk(2)
     log_uniform = -2 * math.log(4.0)  # a box of width 4 in 2 dimensions
     for i in (0, 1):
         sampled = torch.cat(
