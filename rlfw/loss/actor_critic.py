@@ -44,8 +44,9 @@ def value_loss(
     """1/2 (V(s) - R)^2; with ``clip``, PPO's pessimistic clipped variant:
     1/2 max((V - R)^2, (V_old + clip(V - V_old, -clip, clip) - R)^2); averaged over the ``rows`` that
     acted (a row that did not act has no return of its own), all if None."""
-    loss = (value - returns).pow(2)
+    loss = (value - returns).square()
     if clip is not None and old_value is not None:
-        clipped = old_value + (value - old_value).clamp(-clip, clip)
-        loss = torch.max(loss, (clipped - returns).pow(2))
+        with torch.no_grad():  # where it is the larger its V is outside the clip range: no gradient (as in PPO's term)
+            clipped = (old_value + (value - old_value).clamp(-clip, clip) - returns).square()
+        loss = torch.where(loss >= clipped, loss, clipped)
     return 0.5 * mean(loss, rows)

@@ -61,6 +61,29 @@ def test_value_clipping_is_pessimistic():
     torch.testing.assert_close(value_loss(value, returns, old, clip=0.5), torch.tensor(0.5 * 2.5**2))
 
 
+def test_the_clipped_terms_value_and_gradient_are_those_of_the_paper_s_min_and_max(monkeypatch):
+    torch.manual_seed(0)
+    advantage, clip = torch.randn(256), 0.2
+    log_ratio = (torch.randn(256) * 0.3).requires_grad_()  # ratios on both sides of the range and inside it
+    value, returns, old = (torch.randn(256) * 2).requires_grad_(), torch.randn(256), torch.randn(256)
+    batch = Batch(advantage=advantage, logp=torch.zeros(256), returns=returns, value=old)
+
+    class Read:  # what read_policy gives PPOLoss, without a network
+        def __init__(self) -> None:
+            self.logp, self.entropy, self.rows, self.out = log_ratio, torch.tensor(0.0), None, {"value": value}
+
+    monkeypatch.setattr("rlfw.loss.ppo.read_policy", lambda *_: Read())
+    out = PPOLoss(clip=clip, clip_value=clip)(batch, None)
+    grads = torch.autograd.grad(out["loss_policy"] + out["loss_value"], (log_ratio, value))
+    ratio = log_ratio.exp()
+    paper_policy = -torch.min(ratio * advantage, ratio.clamp(1 - clip, 1 + clip) * advantage).mean()
+    clipped_value = old + (value - old).clamp(-clip, clip)
+    paper_value = 0.5 * 0.5 * torch.max((value - returns) ** 2, (clipped_value - returns) ** 2).mean()
+    torch.testing.assert_close(out["loss_policy"] + out["loss_value"], paper_policy + paper_value)
+    for got, want in zip(grads, torch.autograd.grad(paper_policy + paper_value, (log_ratio, value)), strict=True):
+        torch.testing.assert_close(got, want)
+
+
 def test_target_kl_flags_the_early_stop():
     net, batch = net_and_batch()
     terms = PPOLoss()(batch, net)
