@@ -110,10 +110,12 @@ def collector_rate(policy: str) -> dict:
     import numpy as np
     import torch
 
+    from rlfw.clock import Clock
     from rlfw.config.build import build_parts
     from rlfw.config.preflight import composed
     from rlfw.machine import cores
     from rlfw.run.collector import Collector
+    from rlfw.run.timings import Timings
 
     cfg = composed("algo=ppo", "env=pong")
     parts = build_parts(cfg)
@@ -124,13 +126,19 @@ def collector_rate(policy: str) -> dict:
 
         class Free:
             distribution, mode = net.distribution, net.mode  # the real head's, over free outputs
+            recurrent = False
 
-            def __call__(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+            def for_acting(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
                 return outputs
+
+            def open_actions(self, obs: torch.Tensor) -> None:
+                return None  # Pong closes no action
 
         net = Free()
     envs = parts.env.make(ENVS)
-    collector = Collector(envs, net, parts.explore, parts.replay, 0, torch.device("cpu"))
+    collector = Collector(
+        envs, net, parts.explore, parts.replay, parts.env.spec, Clock(), Timings(), 0, torch.device("cpu")
+    )
     actions = np.random.default_rng(0).integers(n, size=(BLOCK, ENVS))
     env_time = collector_time = 0.0
     for _ in range(COLLECTOR_STEPS // BLOCK):

@@ -1,6 +1,7 @@
-"""PPO's floor: the env steps/s a tuned PPO config's network, optimizer and envs allow with no overhead.
+"""The floor: the env steps/s a tuned config's network, optimizer and envs allow with no overhead.
 
-benchmarks/atari.py (Pong) and benchmarks/breakout_minatar.py measure it. Per rollout of
+PPO's: benchmarks/atari.py (Pong), benchmarks/breakout_minatar.py and benchmarks/mujoco.py measure it
+(pixels as uint8, vectors as rlfw.testing's values). Per rollout of
 ``num_steps x num_envs`` env steps, PPO needs ``epochs x minibatches`` gradient steps, ``num_steps``
 acting forwards at batch ``num_envs`` and ``num_steps`` steps of the envs. Each is timed alone on
 rlfw's real network, loss, optimizer (fused Adam) and envs (medians of 5 rounds); the floor is the
@@ -11,7 +12,8 @@ until 2026-11-26, cost 1.7-1.9 ms less a step on MinAtar's small network: with P
 little). No framework reaches it: a real run also stores steps, computes GAE, gathers minibatches,
 logs and checks, and its envs and network take turns on the same cores.
 
-DQN's floor (benchmarks/atari.py) is the same idea at a fixed epsilon: per ``collect_steps x num_envs``
+SAC's (benchmarks/mujoco.py) counts, per env step once it learns, one acting forward, one env step and
+its updates (SAC's loss, backward, clipping, Adam, the target rule). DQN's floor (benchmarks/atari.py) is the same idea at a fixed epsilon: per ``collect_steps x num_envs``
 env steps, ``updates`` updates of the real DQN loss (online and target forwards, backward, clip, fused
 Adam), ``collect_steps`` acting forwards for the share ``1 - epsilon`` of vector steps that read the
 network, and ``collect_steps`` env steps.
@@ -47,7 +49,7 @@ def medians(*parts: tuple[Callable[[], None], int]) -> list[float]:
 
 def described(algo: str, f: dict, digits: int) -> tuple[str, str]:
     """A floor's parts in words, as the benchmarks print them: timed alone, and in turns (``f`` from
-    ``ppo_floor`` or ``dqn_floor``, times in ms to ``digits`` decimals)."""
+    ``ppo_floor``, ``sac_floor`` or ``dqn_floor``, times in ms to ``digits`` decimals)."""
     n = f["num_envs"]
 
     def ms(key: str) -> str:
@@ -92,13 +94,16 @@ def ppo_floor(*overrides: str) -> dict:
     cfg, parts, envs, optimizer = built("ppo", *overrides)
     envs_n, steps, replay = cfg["num_envs"], cfg["replay"]["num_steps"], cfg["replay"]
     batch_size, gradient_steps = envs_n * steps // replay["minibatches"], replay["epochs"] * replay["minibatches"]
-    net, loss, clip = parts.net, parts.loss, cfg["trainer"]["gradient_clip_val"]
+    net, loss, clip, spec = parts.net, parts.loss, cfg["trainer"]["gradient_clip_val"], parts.env.spec
     rng = np.random.default_rng(0)
-    shape, actions = parts.env.spec.obs_shape, envs.single_action_space.n
-    obs, acting = (torch.from_numpy(rng.integers(0, 256, (n, *shape), dtype=np.uint8)) for n in (batch_size, envs_n))
-    # the loss's fields as rlfw.testing makes them (their values do not change its cost), on uint8 pixels
-    batch = Batch({f: field(f, batch_size, parts.env.spec) for f in loss.needs_batch})
-    batch["obs"] = obs
+    # the loss's fields as rlfw.testing makes them (their values do not change its cost); pixels as uint8
+    batch = Batch({f: field(f, batch_size, spec) for f in loss.needs_batch})
+    acting = field("obs", envs_n, spec)
+    if envs.single_observation_space.dtype == np.uint8:
+        batch["obs"], acting = (
+            torch.from_numpy(rng.integers(0, 256, (n, *spec.obs_shape), dtype=np.uint8)) for n in (batch_size, envs_n)
+        )
+    envs.action_space.seed(0)
 
     def gradient_step() -> None:
         sum(v for k, v in loss(batch, net, None).items() if k.startswith("loss_")).backward()
@@ -109,10 +114,10 @@ def ppo_floor(*overrides: str) -> dict:
 
     def act() -> None:
         with torch.no_grad():
-            net.distribution(net(acting)).sample()
+            net.distribution(net.for_acting(acting)).sample()  # what acting reads (an own-trunk critic: not V)
 
     def env_step() -> None:
-        envs.step(rng.integers(actions, size=envs_n))
+        envs.step(envs.action_space.sample())
 
     def collect_step() -> None:  # the order of a loop's collection: act on the last step's obs, then step
         act()
@@ -127,6 +132,65 @@ def ppo_floor(*overrides: str) -> dict:
         "env_ms": e * 1e3,
         "in_turns_ms": t * 1e3,
         "batch_size": batch_size,
+        "num_envs": envs_n,
+    }
+
+
+def sac_floor(*overrides: str) -> dict:
+    """The floor of ``python -m rlfw algo=sac <overrides>`` once it learns: per env step, one act, one env step
+    and ``replay.updates / replay.collect_steps`` updates (SAC's loss, backward, clip, Adam, the target
+    rule); steps_per_s and each part's time (ms)."""
+    import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCOUNT before torch loads)
+
+    # isort: split
+    import torch
+
+    from rlfw.batch import Batch
+    from rlfw.testing import field
+
+    cfg, parts, envs, optimizer = built("sac", *overrides)
+    envs_n, replay, spec = cfg["num_envs"], cfg["replay"], parts.env.spec
+    net, target, loss, clip = parts.net, parts.target_net, parts.loss, cfg["trainer"]["gradient_clip_val"]
+    batch = Batch({f: field(f, replay["batch_size"], spec) for f in loss.needs_batch})
+    acting = field("obs", envs_n, spec)
+    envs.action_space.seed(0)
+    updates = 0
+
+    def update() -> None:
+        nonlocal updates
+        sum(v for k, v in loss(batch, net, target).items() if k.startswith("loss_")).backward()
+        if clip:
+            torch.nn.utils.clip_grad_norm_(net.parameters(), clip)
+        optimizer.step()
+        optimizer.zero_grad()
+        updates += 1
+        parts.target.step(net, target, updates)
+
+    def act() -> None:
+        with torch.no_grad():
+            net.distribution(net.for_acting(acting)).rsample_with_log_prob()
+
+    def env_step() -> None:
+        envs.step(envs.action_space.sample())
+
+    steps, updates_each = replay["collect_steps"], replay["updates"]
+
+    def cycle() -> None:  # the order of a loop: act, step the envs, then the update phase
+        for _ in range(steps):
+            act()
+            env_step()
+        for _ in range(updates_each):
+            update()
+
+    u, a, e, c = medians((update, 100), (act, 400), (env_step, 400), (cycle, 100))
+    return {
+        "steps_per_s": envs_n * steps / (updates_each * u + steps * (a + e)),
+        "steps_per_s_in_turns": envs_n * steps / c,
+        "update_ms": u * 1e3,
+        "act_ms": a * 1e3,
+        "env_ms": e * 1e3,
+        "in_turns_ms": c * 1e3,
+        "batch_size": replay["batch_size"],
         "num_envs": envs_n,
     }
 

@@ -6,6 +6,8 @@
 
 rlfw runs with each of ``--precisions`` (``network.precision``; its default, auto, is bf16 matrix
 products where the CPU has bf16 instructions and they pay, which the first line says); SB3 runs fp32.
+After each env's runs it prints rlfw's floor for each precision (benchmarks/floor.py: the env steps/s
+the network, optimizer and env allow with no overhead, each part timed alone and in turns).
 
 SAC: rlfw's ``algo=sac`` (CleanRL's values) and SB3's SAC with RL Zoo's (hyperparams/sac.yml, the v3
 MuJoCo envs: SB3's defaults, learning from step 10k) do the same work: one update of 256 samples per
@@ -36,6 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from floor import described, ppo_floor, sac_floor
 from time_to_score import off_sys_path
 
 PRESETS = {"HalfCheetah-v4": "halfcheetah", "Hopper-v4": "hopper", "Walker2d-v4": "walker2d"}
@@ -188,6 +191,16 @@ def main() -> None:
                 f"{env}: median steps/s {side} {rl['steps_per_s']:.0f} vs SB3 {sb['steps_per_s']:.0f}"
                 f" (ratio {rl['steps_per_s'] / sb['steps_per_s']:.2f}); median train return {rl['train_return']:.0f} vs"
                 f" {sb['train_return']:.0f}; median eval return {rl['eval_return']:.0f} vs {sb['eval_return']:.0f}",
+                flush=True,
+            )
+        for precision in args.precisions:
+            floor = (ppo_floor if args.algo == "ppo" else sac_floor)(
+                f"env={PRESETS[env]}", f"network.precision={precision}"
+            )
+            alone, turns = described(args.algo, floor, 3)
+            print(
+                f"{env}: rlfw {precision}'s floor {floor['steps_per_s']:.0f} steps/s, in turns"
+                f" {floor['steps_per_s_in_turns']:.0f} ({alone}; {turns})",
                 flush=True,
             )
         print(f"{work(args.algo, env, args.sb3_values)}\n", flush=True)

@@ -40,27 +40,33 @@ def plain(case: str, steps: int) -> float:
     import torch
 
     from rlfw.batch import to_device
+    from rlfw.clock import Clock
     from rlfw.config.build import build_parts
     from rlfw.config.preflight import composed
     from rlfw.run.collector import Collector
+    from rlfw.run.timings import Timings
 
     cfg = composed(*CASES[case][0])
     torch.set_num_threads(1)  # as run_rlfw's threads=1
     torch.manual_seed(cfg["seed"])
     p = build_parts(cfg)
-    collector = Collector(p.env.make(cfg["num_envs"]), p.net, p.explore, p.replay, cfg["seed"], torch.device("cpu"))
+    clock = Clock()
+    envs = p.env.make(cfg["num_envs"])
+    collector = Collector(
+        envs, p.net, p.explore, p.replay, p.env.spec, clock, Timings(), cfg["seed"], torch.device("cpu")
+    )
     optimizer = p.optim.build(p.net, p.loss)
     params = [q for group in optimizer.param_groups for q in group["params"]]
     clip, updates = cfg["trainer"]["gradient_clip_val"], 0
     started = time.perf_counter()
-    while collector.env_steps < steps:
+    while clock.env_steps < steps:
         collector.collect(p.replay.collect_steps, steps)
         if not p.replay.ready():
             continue
         for batch in p.replay.batches(p.net):
             out = p.loss(to_device(batch, torch.device("cpu")), p.net, p.target_net)
             loss = sum(v for k, v in out.items() if k.startswith("loss_"))
-            p.replay.feedback(batch, out)
+            p.replay.feedback(batch)
             loss.backward()
             norm = torch.nn.utils.get_total_norm([q.grad for q in params if q.grad is not None])
             if not (torch.isfinite(loss) and torch.isfinite(norm)):

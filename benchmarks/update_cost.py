@@ -23,9 +23,11 @@ import rlfw  # noqa: F401  (first, as `python -m rlfw` does: it sets GOMP_SPINCO
 import torch
 
 from rlfw.batch import to_device
+from rlfw.clock import Clock
 from rlfw.config.build import build_parts
 from rlfw.config.preflight import composed
 from rlfw.run.collector import Collector
+from rlfw.run.timings import Timings
 from rlfw.run.update import Learner, update
 
 CPU = torch.device("cpu")
@@ -37,7 +39,9 @@ def learner_and_batches(algo: str, env: str, updates: int) -> tuple[Learner, lis
     cfg = composed(f"algo={algo}", f"env={env}", "seed=0", f"network.encoder.hidden={hidden['hidden']}")
     torch.manual_seed(0)
     p = build_parts(cfg)
-    collector = Collector(p.env.make(cfg["num_envs"]), p.net, p.explore, p.replay, 0, CPU)
+    collector = Collector(
+        p.env.make(cfg["num_envs"]), p.net, p.explore, p.replay, p.env.spec, Clock(), Timings(), 0, CPU
+    )
     collector.collect(max(2_000, cfg["replay"]["learning_starts"]))
     optimizer = p.optim.build(p.net, p.loss)
     learner = Learner(
