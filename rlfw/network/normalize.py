@@ -9,7 +9,8 @@ parallel update (``RunningMeanStd``); evaluation and the losses only read them.
 from __future__ import annotations
 
 import math
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -39,6 +40,7 @@ class ObsNorm(nn.Module):
     def __init__(self, shape: tuple[int, ...], clip: float, columns: tuple[int, int] | None = None):
         super().__init__()
         self.clip, self.columns = clip, columns
+        self._views: list[np.ndarray] | None = None  # numpy views of the buffers, on a CPU (``_arrays``)
         self.register_buffer("mean", torch.zeros(shape, dtype=torch.float64))
         self.register_buffer("var", torch.ones(shape, dtype=torch.float64))
         self.register_buffer("count", torch.tensor(1e-4, dtype=torch.float64))  # gymnasium's RunningMeanStd
@@ -49,7 +51,6 @@ class ObsNorm(nn.Module):
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         return ((obs.float() - self.shift) * self.inv_std).clamp(-self.clip, self.clip)
 
-    @torch.no_grad()
     def update(self, obs: np.ndarray) -> None:
         """Takes a batch of raw observations into the running statistics: gymnasium's parallel update
         (``RunningMeanStd``), which for one row is Welford's, written out so as to skip ``np.var`` of one
@@ -70,18 +71,28 @@ class ObsNorm(nn.Module):
         count[...] = total
         self._derive(arrays, on_host)
 
-    @torch.no_grad()
     def refresh(self) -> None:
         """The forward's float32 mean and inverse std, from the statistics (after a load)."""
         self._derive(*self._arrays())
 
     def _arrays(self) -> tuple[list[np.ndarray], bool]:
-        """The buffers ``STATISTICS`` as numpy arrays: views on a CPU, host copies elsewhere; and
-        whether they are on the CPU. Read from ``_buffers``, not through Module.__getattr__: this runs
-        at every env step."""
+        """The buffers ``STATISTICS`` as numpy arrays: views on a CPU (made once, until the buffers move
+        or are replaced), host copies elsewhere; and whether they are on the CPU. This runs at every env
+        step: no torch calls on a CPU."""
+        if self._views is not None:
+            return self._views, True
         tensors = [cast(torch.Tensor, self._buffers[k]) for k in STATISTICS]
-        on_host = tensors[0].device.type == "cpu"
-        return [t.numpy() if on_host else t.cpu().numpy() for t in tensors], on_host
+        if tensors[0].device.type == "cpu":
+            self._views = [t.numpy() for t in tensors]
+            return self._views, True
+        return [t.cpu().numpy() for t in tensors], False
+
+    def _apply(self, fn: Callable[[torch.Tensor], torch.Tensor], recurse: bool = True) -> ObsNorm:
+        self._views = None  # .to(), .float(), ...: the buffers may be new tensors
+        return super()._apply(fn, recurse)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**super().__getstate__(), "_views": None}  # a copy (deepcopy, pickle) has buffers of its own
 
     def _derive(self, arrays: list[np.ndarray], on_host: bool) -> None:
         """shift = mean, inv_std = 1 / sqrt(var + 1e-8), into ``arrays``; written back to the buffers
@@ -94,6 +105,7 @@ class ObsNorm(nn.Module):
                 cast(torch.Tensor, self._buffers[name]).copy_(torch.from_numpy(array))
 
     def _load_from_state_dict(self, *args, **kwargs) -> None:
+        self._views = None  # load_state_dict(assign=True) replaces the buffers
         super()._load_from_state_dict(*args, **kwargs)
         self.refresh()
 

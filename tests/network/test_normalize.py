@@ -67,6 +67,24 @@ def test_forward_passes_never_change_the_statistics_and_the_state_dict_carries_t
     assert torch.equal(copy(obs)["mean"], net(obs)["mean"])
 
 
+def test_updates_reach_the_buffers_after_a_copy_a_move_or_a_load_that_replaces_them():
+    import copy
+
+    def updated(norm: ObsNorm) -> ObsNorm:
+        norm.update(np.full((1, 3), 7.0))  # after an update its numpy views of the buffers are kept
+        return norm
+
+    norm = updated(ObsNorm((3,), 10.0))
+    twin = updated(copy.deepcopy(norm))  # its own buffers, not the original's views
+    assert twin.mean[0] > norm.mean[0] and twin.count == norm.count + 1
+    moved = updated(norm.to(torch.float32))  # new buffer tensors
+    assert moved.mean.dtype == torch.float32 and float(moved.count) == pytest.approx(2, abs=1e-3)
+    fresh, before = ObsNorm((3,), 10.0), float(twin.count)
+    updated(fresh)  # views of the buffers it is about to lose
+    fresh.load_state_dict({k: v.clone() for k, v in twin.state_dict().items()}, assign=True)
+    assert float(updated(fresh).count) == before + 1 and torch.equal(fresh.shift, fresh.mean.float())
+
+
 @pytest.mark.parametrize("shared", [False, True])
 def test_an_actor_critic_normalizes_once_per_forward_and_reads_checkpoints_from_before(shared):
     net = build_network({**NETWORK, "head": {"name": "actor_critic", "shared": shared}}, SPEC)

@@ -48,6 +48,7 @@ class ActorCritic(NetworkHead):
     has_policy = True
     scores = "logits"  # its Categorical policies'
     policy: PolicyLayer
+    actor_trunk: Encoder
 
     def __init__(
         self,
@@ -88,8 +89,9 @@ class ActorCritic(NetworkHead):
         else:
             self.actor = nn.Sequential(actor_trunk, policy)
             self.critic = nn.Sequential(critic_trunk, value)
-        # the policy layer (the actor, or its last layer) by a plain attribute: registered once, under actor
-        self.__dict__["policy"] = policy
+        # the policy layer (the actor, or its last layer) and the actor's trunk by plain attributes:
+        # registered once, under actor (or encoder)
+        self.__dict__["policy"], self.__dict__["actor_trunk"] = policy, actor_trunk
 
     def forward(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
         x = obs if self.norm is None else self.norm(obs)
@@ -104,7 +106,8 @@ class ActorCritic(NetworkHead):
         at once, the weights being the same for the whole rollout."""
         if self.shared:
             return self(obs)
-        return self.open_to(self.actor(obs if self.norm is None else self.norm(obs)), obs)
+        # the actor's two parts, not its Sequential's call: this runs at every env step
+        return self.open_to(self.policy(self.actor_trunk(obs if self.norm is None else self.norm(obs))), obs)
 
     def state_value(self, obs: torch.Tensor) -> torch.Tensor:
         """V(s) alone, ``[B]``."""

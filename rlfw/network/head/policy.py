@@ -14,6 +14,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from rlfw.env.spec import EnvSpec
@@ -65,7 +66,7 @@ class GaussianLayer(nn.Module):
         self.log_std = nn.Parameter(torch.full((dims,), float(log_std_init)))
 
     def forward(self, h: torch.Tensor) -> dict[str, torch.Tensor]:
-        mean = self.linear(h)
+        mean = F.linear(h, self.linear.weight, self.linear.bias)  # not the module's __call__: as in rlfw's MLP
         return {"mean": mean, "log_std": self.log_std.expand_as(mean)}
 
     def distribution(self, out: dict[str, torch.Tensor]) -> Gaussian:
