@@ -7,7 +7,7 @@ critics is one ``baddbmm`` (one matmul kernel for the twin critics, not one per 
 
 Hidden layers compute in bf16 where ``network.precision`` says they pay (the actor trunk's setting);
 the output layer is fp32. ``forward(obs, action)`` gives ``[n, B]``. With ``frozen=True`` the critics
-run on detached copies of their parameters: an actor's loss reads Q(s, pi(s)) that way, so its
+read their parameters detached: an actor's loss reads Q(s, pi(s)) that way, so its
 gradient reaches the actor's action and never the critics' weights (their own loss trains those)."""
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Sequence
 
 import torch
 from torch import nn
-from torch.func import functional_call
 
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
@@ -49,13 +48,10 @@ class Critics(nn.Module):
         )
 
     def forward(self, obs: torch.Tensor, action: torch.Tensor, frozen: bool = False) -> torch.Tensor:
-        if frozen:
-            detached = {name: p.detach() for name, p in self.named_parameters()}
-            return functional_call(self, detached, (obs, action))
         x = self.norm(obs) if self.norm is not None else obs.float()
         x = torch.cat([x.flatten(1), action.float().flatten(1)], dim=1)
-        *weights, w_out = self.weights
-        *biases, b_out = self.biases
+        *weights, w_out = [w.detach() for w in self.weights] if frozen else self.weights
+        *biases, b_out = [b.detach() for b in self.biases] if frozen else self.biases
         h = x.expand(len(w_out), *x.shape)  # [n, B, in]: every critic reads the same input
         with self.precision.linear(x, self.macs):
             for w, b in zip(weights, biases, strict=True):
