@@ -36,6 +36,10 @@ def estimate(
     placeholder = None if logging.root.handlers else logging.NullHandler()
     if placeholder:
         logging.root.addHandler(placeholder)
+    # rliable's StratifiedBootstrap draws its resamples from numpy's global generator (np.random.choice in
+    # update_indices), whatever random_state says: seeded here for the call, and put back after it
+    outside = np.random.get_state()
+    np.random.seed(0)
     try:
         with warnings.catch_warnings():  # arch warns that rliable hands it a RandomState
             warnings.filterwarnings("ignore", message="random_state is deprecated", category=FutureWarning)
@@ -47,6 +51,7 @@ def estimate(
                 random_state=np.random.RandomState(0),
             )
     finally:
+        np.random.set_state(outside)
         if placeholder:
             logging.root.removeHandler(placeholder)
     return point["runs"], interval["runs"][0], interval["runs"][1]

@@ -34,6 +34,15 @@ def test_iqm_and_its_interval_come_from_rliable():
     assert 1.0 <= low < iqm < high <= 10.0
 
 
+def test_the_same_runs_give_the_same_interval_whatever_numpy_s_global_generator_did():
+    first = iqm_interval([3.0, 1.0, 8.0, 2.0, 5.0])
+    np.random.random(17)  # rliable resamples from the global generator
+    assert iqm_interval([3.0, 1.0, 8.0, 2.0, 5.0]) == first
+    state = np.random.get_state()[1].copy()
+    iqm_interval([1.0, 2.0])
+    assert np.array_equal(np.random.get_state()[1], state)  # and it is left as it was
+
+
 def test_a_row_pools_seeds_and_times_the_first_solved_evaluation():
     runs = [
         fake("a", ["seed=0"], [(1000, 2.0, 50.0), (2000, 4.0, 120.0), (3000, 6.0, 90.0)]),
