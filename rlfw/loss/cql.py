@@ -43,9 +43,10 @@ class CQLLoss(SACLoss):
         terms = super().forward(batch, net, target)
         n, size = self.n_actions, len(batch.obs)
         obs = batch.obs.repeat_interleave(n, dim=0)  # each state n times, [B * n, ...]
-        with torch.no_grad():  # pi's actions at s and at s' in one call, [2 * B * n, ...]
-            states = torch.cat([obs, batch.next_obs.repeat_interleave(n, dim=0)])
-            policy, logp = net.distribution(net(states)).rsample_with_log_prob()
+        with torch.no_grad():  # pi's actions at s and at s', n of each: one forward over the 2B states
+            out = net(torch.cat([batch.obs, batch.next_obs]))
+            out = {k: v.repeat_interleave(n, dim=0) for k, v in out.items()}  # [2 * B * n, ...]
+            policy, logp = net.distribution(out).rsample_with_log_prob()
         uniform = (torch.rand(len(obs), policy.shape[1], device=policy.device) * 2 - 1) * net.scale + net.bias
         log_uniform = -torch.log(2 * net.scale).sum().expand(len(obs))  # the uniform density over the action box
         # the three kinds at s in one critic call (larger matrix products than three): [critics, 3 * B * n]

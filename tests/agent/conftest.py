@@ -9,19 +9,19 @@ import rlfw
 from tests.helpers import SMALL_SAC, made_once
 
 RUNS = {
-    "ppo": ["algo=ppo", "env=cartpole", "total_env_steps=4096", "eval.every=2048"],
-    "rainbow": ["algo=rainbow", "env=cartpole", "total_env_steps=3000", "eval.every=1500"],
-    "catch": ["algo=dqn", "env=catch", "total_env_steps=3000", "eval.every=1500"],
+    "ppo": ["algo=ppo", "env=cartpole", "total_env_steps=2048", "eval.every=1024"],
+    "rainbow": ["algo=rainbow", "env=cartpole", "total_env_steps=2000", "eval.every=1000"],
+    "catch": ["algo=dqn", "env=catch", "total_env_steps=2000", "eval.every=1000"],
     # a Gaussian policy over normalized observations (conf/tuned/ppo_pendulum.yaml)
-    "pendulum": ["algo=ppo", "env=pendulum", "total_env_steps=8192", "eval.every=4096"],
+    "pendulum": ["algo=ppo", "env=pendulum", "total_env_steps=4096", "eval.every=4096"],
     # a recurrent policy (an LSTM per trunk) on CartPole without velocities
     "ppo_lstm": [
         "algo=ppo_lstm",
         "env=cartpole_novel",
         "network.head.cell=lstm",  # the tuned GRU runs in tests/state/test_resume.py
         "replay.epochs=4",
-        "total_env_steps=4096",
-        "eval.every=2048",
+        "total_env_steps=2048",
+        "eval.every=1024",
     ],
     # a squashed Gaussian actor with critics
     "sac": [

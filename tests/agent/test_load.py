@@ -41,7 +41,7 @@ def test_the_loaded_agent_scores_what_the_run_scored_with_those_weights(runs, na
 def test_a_gaussian_agent_acts_within_the_bounds_with_the_runs_observation_statistics(runs):
     agent = rlfw.load(runs["pendulum"], which="last")
     (norm,) = normalizers(agent.net)
-    assert float(norm.count) > 8000  # every observation the run acted on, carried by the checkpoint
+    assert float(norm.count) > 4000  # every observation the run acted on, carried by the checkpoint
     envs = agent.make_env(6)
     obs, _ = envs.reset(seed=1)
     action, _ = agent.predict(obs)

@@ -94,11 +94,11 @@ OFFLINE = (
     "network.head.critic_hidden=[64,64]",
     "loss.value_hidden=[64,64]",
     "replay.batch_size=64",
-    "replay.updates=250",
-    "total_updates=2000",
-    "eval.every=500",
+    "replay.updates=150",
+    "total_updates=1200",
+    "eval.every=300",
     "eval.episodes=2",
-    "checkpoint.every=500",
+    "checkpoint.every=300",
 )
 COMMON = ("threads=1", "stop_when_solved=false", "checkpoint.every=1000")  # before each case's: it may set its own
 
