@@ -1,8 +1,8 @@
 """The floor: the env steps/s a tuned config's network, optimizer and envs allow with no overhead.
 
 PPO's: benchmarks/atari.py (Pong), benchmarks/breakout_minatar.py and benchmarks/mujoco.py measure it
-(pixels as uint8, vectors as rlfw.testing's values). Per rollout of
-``num_steps x num_envs`` env steps, PPO needs ``epochs x minibatches`` gradient steps, ``num_steps``
+(pixels as uint8, vectors as rlfw.testing's values). Per rollout of ``num_steps x num_envs`` env
+steps, PPO needs ``epochs x minibatches`` gradient steps, ``num_steps``
 acting forwards at batch ``num_envs`` and ``num_steps`` steps of the envs. Each is timed alone on
 rlfw's real network, loss, optimizer (fused Adam) and envs (medians of 5 rounds); the floor is the
 rollout's env steps over their sum. The gradient step is the real PPO loss on a random minibatch,
@@ -12,11 +12,12 @@ until 2026-11-26, cost 1.7-1.9 ms less a step on MinAtar's small network: with P
 little). No framework reaches it: a real run also stores steps, computes GAE, gathers minibatches,
 logs and checks, and its envs and network take turns on the same cores.
 
-SAC's (benchmarks/mujoco.py) counts, per env step once it learns, one acting forward, one env step and
-its updates (SAC's loss, backward, clipping, Adam, the target rule). DQN's floor (benchmarks/atari.py) is the same idea at a fixed epsilon: per ``collect_steps x num_envs``
-env steps, ``updates`` updates of the real DQN loss (online and target forwards, backward, clip, fused
-Adam), ``collect_steps`` acting forwards for the share ``1 - epsilon`` of vector steps that read the
-network, and ``collect_steps`` env steps.
+SAC's (benchmarks/mujoco.py) counts, per env step once it learns, one acting forward, one env step
+and its updates (SAC's loss, backward, clipping, Adam, the target rule). DQN's floor
+(benchmarks/atari.py) is the same idea at a fixed epsilon: per ``collect_steps x num_envs`` env steps,
+``updates`` updates of the real DQN loss (online and target forwards, backward, clip, fused Adam),
+``collect_steps`` acting forwards for the share ``1 - epsilon`` of vector steps that read the network,
+and ``collect_steps`` env steps.
 
 Each floor also comes "in turns": the same calls in the order a loop makes them, and nothing else. A
 loop acts on the observation the env step just returned, so acting and the env step alternate (and

@@ -4,7 +4,8 @@ Reads finished runs (a sweep folder counts as its runs), groups them into varian
 differ between them (seeds pooled) or by ``--by``, and writes into ``--out``:
 ``compare.png`` (greedy eval return against env steps or wall seconds: each variant's mean over its
 runs, with a 95% bootstrap band), ``compare.md`` and ``compare.csv`` (final return mean, std, IQM with
-its 95% interval, the IQM of each run's best evaluation with its interval, runs solved, median env steps and wall seconds to the env's solved return).
+its 95% interval, the IQM of each run's best evaluation with its interval, runs solved, median env
+steps and wall seconds to the env's solved return).
 ``--metric`` tables and plots another figure of the evaluations instead of the return: with many
 agents the team's return or one agent's, in a game a seat's win rate.
 """
