@@ -26,7 +26,7 @@ LAYERS = [
         "rlfw.dataset.read",
     ],
     ["rlfw.state"],  # checkpoints and resume
-    ["rlfw.config", "rlfw.plugins.search_path"],  # everything before training
+    ["rlfw.config", "rlfw.plugins.search_path", "rlfw.pbt"],  # everything before training (a PBT search's own)
     ["rlfw.loggers"],
     ["rlfw.run"],  # the training loop
     ["rlfw.agent"],  # using what was trained

@@ -17,9 +17,12 @@ class SweepSummary(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         from rlfw.compare.runs import find_runs, group
         from rlfw.compare.table import table, write_table
+        from rlfw.config.sweep_folder import PBT_SWEEPER
         from rlfw.errors import ConfigError
 
         sweep = Path(config.hydra.sweep.dir)
+        if config.hydra.sweeper.get("_target_") == PBT_SWEEPER:
+            return  # its members change values as they train: the sweeper printed its own table (pbt.md)
         try:
             runs = find_runs([str(sweep)])
         except ConfigError:

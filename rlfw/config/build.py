@@ -16,6 +16,7 @@ import torch
 
 from rlfw.config.algos import algos_acting_in
 from rlfw.config.fit import check_acting, check_dataset_env
+from rlfw.config.schedule import Schedule, build_schedule
 from rlfw.dataset.read import Transitions, as_packed, fits, read
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import ConfigError, require
@@ -40,6 +41,7 @@ class Parts:
     target: TargetRule
     loss: LossHead
     optim: Any
+    schedule: Schedule  # the values that change by env step as the run trains (``schedule:``)
 
 
 def build_parts(cfg: dict[str, Any]) -> Parts:
@@ -85,7 +87,9 @@ def build_parts(cfg: dict[str, Any]) -> Parts:
     target_net = None
     if target.uses_target:
         target_net = copy.deepcopy(net).requires_grad_(False)
-    return Parts(env, net, target_net, explore, replay, target, loss, optim)
+    scheduled = {"loss": loss, "explore": explore, "target": target, "optim": optim}
+    schedule = build_schedule(cfg, scheduled, {"spec": env.spec, "precision": precision_of(net)})
+    return Parts(env, net, target_net, explore, replay, target, loss, optim, schedule)
 
 
 def _dataset(cfg: dict[str, Any], spec: EnvSpec) -> Transitions | None:

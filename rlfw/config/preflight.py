@@ -26,10 +26,12 @@ from rlfw.config.job import Job
 from rlfw.config.launchers import join_ray_cluster, require_slurm, split_cores, workers
 from rlfw.config.path import config_dir
 from rlfw.config.report import CONFIG_ERRORS, fail
-from rlfw.config.sweep_folder import BASIC_SWEEPER, check_sweep_folder
+from rlfw.config.schedule import check_resumed
+from rlfw.config.sweep_folder import BASIC_SWEEPER, PBT_SWEEPER, check_sweep_folder
 from rlfw.config.trainer import check_trainer
 from rlfw.config.tuned import untuned
 from rlfw.errors import ConfigError
+from rlfw.pbt.check import check_pbt
 from rlfw.plugins import search_path
 from rlfw.state.init_from import prepare_init
 from rlfw.state.lock import own
@@ -94,7 +96,10 @@ def check_folder(cfg: dict[str, Any], run_dir: Path | None) -> Resume | None:
                 " its result, if it has finished) with resume=auto, or train into another folder"
             )
         return None
-    return prepare_resume(cfg["resume"], run_dir, cfg)
+    resume = prepare_resume(cfg["resume"], run_dir, cfg)
+    if resume is not None:
+        check_resumed(resume.path, resume.state, cfg)
+    return resume
 
 
 def resolve(config: DictConfig) -> dict[str, Any]:
@@ -187,6 +192,9 @@ def check_sweep(config: DictConfig, config_name: str | None) -> None:
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 
     sweeper = config.hydra.sweeper
+    if sweeper.get("_target_") == PBT_SWEEPER:  # its members' folders are named by the sweeper
+        check_pbt(config, plain(config.hydra.overrides.task, resolve=False), lambda o: _checked_job(config_name, o))
+        return
     arguments = [f"{k}={v}" for k, v in (sweeper.get("params") or {}).items()]
     arguments += plain(config.hydra.overrides.task, resolve=False)
     parsed = OverridesParser.create().parse_overrides(arguments)
@@ -196,7 +204,17 @@ def check_sweep(config: DictConfig, config_name: str | None) -> None:
     built: set[str] = set()
     for batch in BasicSweeper.split_arguments(parsed, None):
         for overrides in batch:
-            job = compose(config_name, list(overrides), return_hydra_config=True)
-            with open_dict(job):
-                job.hydra.mode = RunMode.MULTIRUN  # compose leaves it unset
-            check_job(job, built)
+            check_job(_composed_job(config_name, list(overrides)), built)
+
+
+def _checked_job(config_name: str | None, overrides: list[str]) -> dict[str, Any]:
+    job = _composed_job(config_name, overrides)
+    return checked(job, job.hydra, [])
+
+
+def _composed_job(config_name: str | None, overrides: list[str]) -> DictConfig:
+    """A sweep job's config, as the launcher will compose it."""
+    job = compose(config_name, overrides, return_hydra_config=True)
+    with open_dict(job):
+        job.hydra.mode = RunMode.MULTIRUN  # compose leaves it unset
+    return job

@@ -34,6 +34,8 @@ class Run:
     progress_every_s: float
     checkpoint: dict
     resume: str | None
+    schedule: dict  # {key: {env_step: value}}, read by rlfw.config.schedule
+    pause_at: int | None  # this start of the run ends here, checkpointed (population-based training)
     on_nonfinite: Literal["stop", "skip"]
     compile: bool
     threads: int | None
@@ -60,6 +62,7 @@ class Run:
         )
         require(1 <= self.num_envs <= MAX_ENVS, "num_envs", self.num_envs, f"envs stepped together, 1 to {MAX_ENVS}")
         require(0 <= self.gamma <= 1, "gamma", self.gamma, "a discount in [0, 1]")
+        require(self.pause_at is None or self.pause_at >= 1, "pause_at", self.pause_at, "null or env steps >= 1")
         require(self.log_every >= 1, "log_every", self.log_every, "updates between metric rows, >= 1")
         require(self.progress_every_s > 0, "progress_every_s", self.progress_every_s, "seconds, > 0")
         require(

@@ -16,12 +16,14 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from hydra_plugins.rlfw_optuna import STUDY, RlfwOptunaSweeper
+from hydra_plugins.rlfw_pbt import RlfwPBTSweeper
 from rlfw.errors import ConfigError
 from rlfw.state.resume import MAY_CHANGE, MAY_CHANGE_TRAINER
 
 SAVED = "multirun.yaml"
 BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
 STUDY_SWEEPER = f"{RlfwOptunaSweeper.__module__}.{RlfwOptunaSweeper.__name__}"  # its study in the folder
+PBT_SWEEPER = f"{RlfwPBTSweeper.__module__}.{RlfwPBTSweeper.__name__}"  # its population in the folder (pbt.json)
 
 
 def check_sweep_folder(config: DictConfig) -> None:
@@ -36,7 +38,7 @@ def check_sweep_folder(config: DictConfig) -> None:
     if not holds_sweep(sweep):
         return
     sweeper = str(config.hydra.sweeper.get("_target_"))
-    if sweeper not in (BASIC_SWEEPER, STUDY_SWEEPER):
+    if sweeper not in (BASIC_SWEEPER, STUDY_SWEEPER, PBT_SWEEPER):
         raise ConfigError(
             f"hydra.sweep.dir={sweep} already holds a sweep, which cannot be continued: {sweeper.rpartition('.')[2]}"
             " keeps its search in memory (hydra/sweeper=rlfw_optuna keeps it in the folder); sweep into another"
@@ -83,10 +85,13 @@ def definition(config: DictConfig) -> dict[str, Any]:
     space = config.hydra.sweeper.get("params")
     params = OmegaConf.to_container(space, resolve=False) if space else {}
     assert isinstance(params, dict)
-    return {
+    searched = {
         **{key: value for key, value in overrides.items() if not may_change(key)},
         **{"hydra.sweeper.params." + str(key): value for key, value in params.items() if not may_change(str(key))},
     }
+    if config.hydra.sweeper.get("_target_") == PBT_SWEEPER:  # every setting decides what the population does
+        searched.update({f"hydra.sweeper.{k}": v for k, v in config.hydra.sweeper.items() if k != "params"})
+    return searched
 
 
 def changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:

@@ -57,6 +57,7 @@ class Stochastic(RandomFirst):
 
 @register("explore", "noise")
 class GaussianNoise(RandomFirst):
+    schedulable = frozenset({"sigma"})
     needs: frozenset[str] = frozenset()
 
     def __init__(self, spec: EnvSpec, sigma: float = 0.1, random_steps: int = 25_000):

@@ -18,6 +18,8 @@ class ExploreRule:
     needs: frozenset[str] = frozenset()  # the network outputs it reads
     needs_distribution: bool = False  # pi(.|s) from the head (``outputs.distribution()``)
     extras: frozenset[str] = frozenset()  # what it records per step ("logp", "value")
+    # the values a run may change as it trains (``schedule.explore.<name>``): plain numbers it reads at each step
+    schedulable: frozenset[str] = frozenset()
 
     def act(self, outputs: Outputs, env_step: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:  # pragma: no cover
         raise NotImplementedError

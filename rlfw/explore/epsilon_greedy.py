@@ -18,6 +18,7 @@ class EpsilonGreedy(ExploreRule):
     action_spaces = frozenset({"Discrete"})  # its random actions are a Discrete space's
     needs = frozenset({"q"})
     extras: frozenset[str] = frozenset()
+    schedulable = frozenset({"start", "end", "decay_steps"})
 
     def __init__(self, start: float = 1.0, end: float = 0.05, decay_steps: int = 10_000):
         for key, value in (("start", start), ("end", end)):

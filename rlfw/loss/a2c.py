@@ -23,6 +23,7 @@ class A2CLoss(LossHead):
     needs_batch = frozenset({"obs", "action", "advantage", "returns"})
     needs_target = False
     reads_acting = True
+    schedulable = frozenset({"vf_coef", "ent_coef"})
 
     def __init__(self, vf_coef: float = 0.5, ent_coef: float = 0.0):
         super().__init__()

@@ -26,6 +26,8 @@ class LossHead(nn.Module):
     # env whose rows do not all act at every step (``EnvSpec.idle``) trains only with such a loss
     reads_acting: bool = False
     signals: frozenset[str] = frozenset()  # the signals it gives (``td_error``, ``stop_epochs``)
+    # the values a run may change as it trains (``schedule.loss.<name>``): plain numbers it reads at each call
+    schedulable: frozenset[str] = frozenset()
 
     def forward(self, batch: Batch, net, target) -> dict[str, torch.Tensor]:  # pragma: no cover
         raise NotImplementedError

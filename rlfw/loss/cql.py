@@ -25,6 +25,8 @@ from rlfw.registry import register
 
 @register("loss", "cql")
 class CQLLoss(SACLoss):
+    schedulable = frozenset({"alpha_cql"})
+
     def __init__(
         self,
         spec: EnvSpec,

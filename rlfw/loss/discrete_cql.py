@@ -19,6 +19,8 @@ from rlfw.registry import register
 
 @register("loss", "discrete_cql")
 class DiscreteCQLLoss(DoubleDQNLoss):
+    schedulable = DoubleDQNLoss.schedulable | {"alpha"}
+
     def __init__(self, alpha: float = 1.0, td_loss: str = "huber", clip_delta: float = 1.0):
         super().__init__(td_loss, clip_delta)
         require(alpha >= 0, "loss.alpha", alpha, "the conservative term's weight, >= 0 (0: Double DQN)")

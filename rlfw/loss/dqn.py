@@ -32,6 +32,7 @@ class DQNLoss(LossHead):
     needs_batch = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
     needs_target = True
     signals = frozenset({"td_error"})
+    schedulable = frozenset({"clip_delta"})
 
     def __init__(self, td_loss: str = "huber", clip_delta: float = 1.0):
         super().__init__()

@@ -35,6 +35,7 @@ class IQLLoss(LossHead):
     needs_critic = True
     needs_batch = frozenset({"obs", "action", "reward", "next_obs", "terminated", "discount"})
     needs_target = True
+    schedulable = frozenset({"tau", "beta"})
 
     def __init__(
         self,

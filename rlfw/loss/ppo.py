@@ -31,6 +31,7 @@ class PPOLoss(LossHead):
     needs_target = False
     reads_acting = True
     signals = frozenset({"stop_epochs"})
+    schedulable = frozenset({"clip", "vf_coef", "ent_coef"})
 
     def __init__(
         self,

@@ -35,6 +35,7 @@ class TD3Loss(LossHead):
     needs_target = True
     targets_with = "loss_actor"  # the target rule steps only on the updates that train the actor
     signals = frozenset({"td_error"})
+    schedulable = frozenset({"policy_noise", "noise_clip"})
     calls: torch.Tensor
 
     def __init__(self, policy_noise: float = 0.2, noise_clip: float = 0.5, policy_delay: int = 2):

@@ -21,6 +21,8 @@ from rlfw.registry import register
 
 @register("loss", "td3_bc")
 class TD3BCLoss(TD3Loss):
+    schedulable = TD3Loss.schedulable | {"alpha"}
+
     def __init__(self, alpha: float = 2.5, policy_noise: float = 0.2, noise_clip: float = 0.5, policy_delay: int = 2):
         super().__init__(policy_noise, noise_clip, policy_delay)
         require(alpha > 0, "loss.alpha", alpha, "the weight of Q against behaviour cloning, > 0 (the paper's 2.5)")

@@ -63,6 +63,7 @@ def train_row(module: Any) -> dict[str, float]:
         row["train/nonfinite_skips"] = module.progress.nonfinite_skips
     row["train/lr"] = module.trainer.optimizers[0].param_groups[0]["lr"]
     row.update({f"train/{k}": v for k, v in module.explore.schedule(module.progress.env_steps).items()})
+    row.update({f"schedule/{k}": v for k, v in module.schedule.now.items()})  # the config's schedule: values set
     returns, lengths = module.stream.recent()
     if returns:
         row["train/episode_return"] = float(np.mean(returns))

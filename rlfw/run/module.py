@@ -67,6 +67,7 @@ class RLModule(pl.LightningModule):
             parts.optim,
         )
         self.net, self.target_net, self.loss_fn = parts.net, parts.target_net, parts.loss
+        self.schedule = parts.schedule  # values set by env step, between update phases (the stream sets them)
         fixed = self.replay.fixed  # a dataset: the run counts updates
         self.total = cfg["total_updates"] if fixed else cfg["total_env_steps"]  # in the progress's unit
         unit = "updates" if fixed else "env_steps"

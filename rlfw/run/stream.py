@@ -3,6 +3,7 @@
 Lightning's data loop pulls batches from (``RLModule``'s train dataloader iterates it):
 
     evaluate when ``eval.every`` env steps have passed (a stop signal cuts it short)
+    set the values the config's ``schedule`` gives at this env step
     collect ``replay.collect_steps`` vector steps with the live policy
     if the replay is ready: yield its batches (each one update, applied before the next is pulled)
     safe point: a checkpoint when due, or stop here if a signal asked to
@@ -61,8 +62,11 @@ class Stream:
                     run.next_eval += cfg["eval"]["every"]
                 if rank == 0:
                     bar.update(module)
-                if run.now() >= module.total or run.solved:
+                if run.now() >= module.total or run.solved or self.paused():
                     break
+                learner = module.learner
+                assert learner is not None, "on_train_start makes the learner"
+                module.schedule.apply(run.now(), learner.optimizer, learner.scheduler)
                 if c is not None:  # none learning from data
                     c.collect(module.replay.collect_steps, module.total)  # a partial rollout is never ready
                 if module.replay.ready():
@@ -80,6 +84,11 @@ class Stream:
                 c.envs.close()
             if eval_envs is not None:
                 eval_envs.close()
+
+    def paused(self) -> bool:
+        """This start of the run ends here (``pause_at``): evaluated and checkpointed, as at its end."""
+        pause_at = self.cfg["pause_at"]
+        return pause_at is not None and self.clock.now() >= pause_at
 
     def _start(self, rank: int) -> Collector | None:
         """This rank's training envs (inside a league where past versions play), their collector on the

@@ -209,4 +209,6 @@ def train(job: Job, run_dir: Path) -> dict[str, Any]:
         "done: eval return %.1f +- %.1f after %s %s in %.1f s (%.0f %s/s)", mean, std, count, name, wall, rate, name
     )
     log.info("time: %s", module.stream.timings.line())
+    if module.stream.paused() and module.progress.now() < module.total:
+        log.info("paused at pause_at=%s: resume=auto with a later pause_at (or none) goes on", cfg["pause_at"])
     return summary

@@ -37,6 +37,8 @@ MAY_CHANGE = (
     "logger",
     "resume",
     "on_nonfinite",
+    "pause_at",
+    "schedule",  # from the checkpoint's step on (``rlfw.config.schedule.check_resumed``)
 )
 MAY_CHANGE_TRAINER = ("accelerator", "profiler", "detect_anomaly")
 

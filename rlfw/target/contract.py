@@ -13,6 +13,8 @@ class TargetRule:
 
     uses_target: bool = True  # whether the run keeps a target network for it
     parts: list[str] | None = None  # the network's parts it follows (its top-level children); None: all of it
+    # the values a run may change as it trains (``schedule.target.<name>``): plain numbers it reads at each step
+    schedulable: frozenset[str] = frozenset()
 
     def step(self, online: nn.Module, target: nn.Module, update: int) -> None:  # pragma: no cover
         raise NotImplementedError

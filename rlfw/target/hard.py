@@ -14,6 +14,7 @@ from rlfw.target.polyak import blend
 
 @register("target", "hard")
 class HardUpdate(TargetRule):
+    schedulable = frozenset({"period", "tau"})
     uses_target = True
 
     def __init__(self, period: int = 1000, tau: float = 1.0):

@@ -23,6 +23,8 @@ class PolyakUpdate(TargetRule):
     """``parts``: the network's parts the target follows (SAC: ``[critic]``, its actor is never used
     as a target); null: the whole network."""
 
+    schedulable = frozenset({"tau"})
+
     uses_target = True
 
     def __init__(self, tau: float = 0.005, parts: list[str] | None = None):

@@ -1,0 +1,1 @@
+"""Population-based training: its settings, population, member folders and report (``hydra/sweeper=rlfw_pbt``)."""
