@@ -16,6 +16,7 @@ FIRST = (
     "test_learning.py",
     "test_ranks.py",
     "test_sweep_resume.py",
+    "test_sweep.py",  # tests/pbt: a population's searches
     "test_launchers.py",
     "test_example_plugins.py",
     "test_plugins.py",

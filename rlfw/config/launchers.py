@@ -13,7 +13,7 @@ from rlfw.machine import cores
 # group -> option -> the rlfw extra that installs it
 EXTRAS = {
     "hydra/launcher": {"joblib": "joblib", "submitit_local": "slurm", "submitit_slurm": "slurm", "ray": "ray"},
-    "hydra/sweeper": {"optuna": "optuna", "rlfw_optuna": "optuna"},
+    "hydra/sweeper": {"optuna": "optuna", "rlfw_optuna": "optuna", "rlfw_optuna_keys": "optuna"},
 }
 
 

@@ -27,8 +27,9 @@ from rlfw.config.launchers import join_ray_cluster, require_slurm, split_cores, 
 from rlfw.config.path import config_dir
 from rlfw.config.report import CONFIG_ERRORS, fail
 from rlfw.config.schedule import check_resumed
-from rlfw.config.sweep_folder import BASIC_SWEEPER, PBT_SWEEPER, check_sweep_folder
+from rlfw.config.sweep_folder import BASIC_SWEEPER, PBT_SWEEPER, STUDY_SWEEPER, check_sweep_folder
 from rlfw.config.trainer import check_trainer
+from rlfw.config.trials import check_trials
 from rlfw.config.tuned import untuned
 from rlfw.errors import ConfigError
 from rlfw.pbt.check import check_pbt
@@ -199,6 +200,8 @@ def check_sweep(config: DictConfig, config_name: str | None) -> None:
     arguments += plain(config.hydra.overrides.task, resolve=False)
     parsed = OverridesParser.create().parse_overrides(arguments)
     name_jobs_by_what_varies(config, parsed)
+    if sweeper.get("_target_") == STUDY_SWEEPER:
+        check_trials(sweeper)
     if sweeper.get("_target_") != BASIC_SWEEPER:
         return
     built: set[str] = set()

@@ -110,37 +110,58 @@ def test_a_job_folder_deleted_mid_sweep_stops_the_sweep_in_one_line_whose_comman
     assert finished.returncode == 0 and "Sweep summary (2 runs;" in finished.stdout, finished.stderr[-2000:]
 
 
-def test_an_interrupted_optuna_search_goes_on_with_the_study_in_its_folder(tmp_path):
+def test_an_interrupted_optuna_search_of_two_seeds_a_trial_goes_on_with_the_study_in_its_folder(tmp_path):
     folder = tmp_path / "sweep"
-    search = ("search=dqn_cartpole", *DQN[1:])  # DQN's short budget; the search picks the rest
-    process = sweep(folder, *search, "hydra.sweeper.n_trials=3")
-    while not list(folder.glob("1_*")):
+    search = ("search=dqn_cartpole", *DQN[1:], "hydra.sweeper.seeds=2")  # DQN's short budget; the search picks the rest
+    process = sweep(folder, *search, "hydra.sweeper.n_trials=2")
+    trial = folder / "trial_1" / "seed_1"
+    while not (trial / "checkpoints").is_dir():
         assert process.poll() is None, process.stderr.read()[-2000:]
         time.sleep(0.05)
-    trial = next(folder.glob("1_*"))
-    wait_for_checkpoints(process, trial, 2)  # trial 0 has finished, trial 1 is under way
+    wait_for_checkpoints(process, trial, 2)  # trial 0 has finished, trial 1's second seed is under way
     process.send_signal(signal.SIGKILL)
     process.wait()
-    first = next(folder.glob("0_*"))
+    first = folder / "trial_0" / "seed_0"
     finished = (first / "summary.json").read_bytes()
 
-    # the same command with resume=auto, and one more trial asked for: 4 in all
-    resumed = run_cli("-m", *search, "hydra.sweeper.n_trials=4", "resume=auto", f"hydra.sweep.dir={folder}")
+    # the same command with resume=auto, and one more trial asked for: 3 in all
+    resumed = run_cli("-m", *search, "hydra.sweeper.n_trials=3", "resume=auto", f"hydra.sweep.dir={folder}")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
-    trials = sorted(p for p in folder.glob("[0-9]*_*") if p.is_dir())
-    assert [p.name.partition("_")[0] for p in trials] == ["0", "1", "2", "3"]  # each job number once
+    runs = sorted(folder.glob("trial_*/seed_*"))
+    assert [f"{p.parent.name}/{p.name}" for p in runs] == [f"trial_{t}/seed_{s}" for t in range(3) for s in range(2)]
     assert (first / "summary.json").read_bytes() == finished  # not trained again
     assert re.search(r"resumed from .*/checkpoints/last\.ckpt", (trial / "__main__.log").read_text())
     study = optuna.load_study(study_name="dqn_cartpole", storage=f"sqlite:///{folder / 'optuna.db'}")
-    objectives = [json.loads((p / "summary.json").read_text())["mean_eval_return"] for p in trials]
-    assert [t.value for t in study.trials] == objectives and {t.state.name for t in study.trials} == {"COMPLETE"}
-    assert trials[2].name != trials[0].name.replace("0_", "2_", 1)  # the sampler does not draw trial 0 again
+    seeds = [
+        [json.loads((p / "summary.json").read_text())["mean_eval_return"] for p in runs[i : i + 2]] for i in (0, 2, 4)
+    ]
+    assert [t.value for t in study.trials] == [sum(s) / 2 for s in seeds]  # the median of two: their mean
+    assert {t.state.name for t in study.trials} == {"COMPLETE"} and study.trials[2].params != study.trials[0].params
     best = yaml.safe_load((folder / "optimization_results.yaml").read_text())
-    assert best["best_value"] == max(objectives) and "Sweep summary (4 runs;" in resumed.stdout
+    assert best["best_value"] == max(t.value for t in study.trials) and "Sweep summary (6 runs;" in resumed.stdout
     alone = tmp_path / "alone"
     overrides = yaml.safe_load((trial / ".hydra" / "overrides.yaml").read_text())
-    run(alone, *(o for o in overrides if not o.startswith("resume=")), "seed=1")  # the sweep's seed: the job number
+    run(alone, *(o for o in overrides if not o.startswith(("resume=", "pause_at="))))  # its seed: 1
     assert_same_run(trial, alone)
+
+
+def test_the_pruner_stops_trials_at_their_pause_and_the_search_says_none_completed(tmp_path, capsys):
+    """A pruner that stops every trial at its first report (a median below 10^9): each trial's seeds
+    trained to the first pause only."""
+    pruner = "hydra.sweeper.pruner={_target_:optuna.pruners.ThresholdPruner,lower:1.0e9}"
+    args = ["-m", "search=ppo_cartpole", "total_env_steps=2048", "replay.num_steps=64", "eval.every=512", pruner]
+    args += [
+        "hydra.sweeper.n_trials=2",
+        "hydra.sweeper.seeds=2",
+        "hydra.sweeper.prune_every=512",
+        f"hydra.sweep.dir={tmp_path}",
+    ]
+    code, out, err = run_in_process(args, capsys)
+    assert code == 0 and "no trial completed (each was pruned or failed)" in out + err, err[-2000:]
+    study = optuna.load_study(study_name="ppo_cartpole", storage=f"sqlite:///{tmp_path / 'optuna.db'}")
+    assert [t.state.name for t in study.trials] == ["PRUNED", "PRUNED"]
+    steps = [json.loads(p.read_text())["env_steps"] for p in sorted(tmp_path.glob("trial_*/seed_*/summary.json"))]
+    assert steps == [512] * 4 and not (tmp_path / "optimization_results.yaml").exists()
 
 
 @pytest.mark.parametrize(
