@@ -91,7 +91,7 @@ def main() -> None:
     from ray.tune.schedulers import PopulationBasedTraining
 
     args.out.mkdir(parents=True, exist_ok=True)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)  # its own, not one left running
     space = {"lr": tune.loguniform(1e-4, 1e-2), "tau": tune.loguniform(0.01, 0.2)}
     pbt = PopulationBasedTraining(
         time_attr="training_iteration",

@@ -22,11 +22,9 @@ It lives in Hydra's ``hydra_plugins`` namespace because Hydra instantiates sweep
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hydra.core.config_store import ConfigStore
 from hydra.core.utils import JobStatus
 from hydra.plugins.sweeper import Sweeper
 from hydra.types import HydraContext, TaskFunction
@@ -36,24 +34,6 @@ from omegaconf import DictConfig, OmegaConf
 STUDY = "optuna.db"
 SET_PER_JOB = ("seed", "pause_at", "resume")  # a trial of several seeds sets these in each of its jobs
 log = logging.getLogger("rlfw")
-
-
-try:
-    from hydra_plugins.hydra_optuna_sweeper.config import OptunaSweeperConf
-except ImportError:  # no optuna extra: rlfw_optuna.yaml's defaults then name an option that says which extra
-    pass
-else:
-
-    @dataclass
-    class RlfwOptunaKeys(OptunaSweeperConf):
-        """Hydra's Optuna sweeper's keys, and a trial's seeds and pruning (``conf/hydra/sweeper/rlfw_optuna.yaml``)."""
-
-        seeds: int = 1
-        aggregate: str = "median"
-        prune_every: int | None = None
-        pruner: Any = None
-
-    ConfigStore.instance().store(group="hydra/sweeper", name="rlfw_optuna_keys", node=RlfwOptunaKeys, provider="rlfw")
 
 
 class RlfwOptunaSweeper(Sweeper):

@@ -3,13 +3,40 @@ first trial, and the objective over its seeds."""
 
 from __future__ import annotations
 
+from dataclasses import field, make_dataclass
 from typing import Any
 
 import numpy as np
+from hydra.core.config_store import ConfigStore
 
 from rlfw.errors import ConfigError, require
 
 AGGREGATES = ("median", "iqm", "mean")
+
+
+def register_keys() -> None:
+    """``hydra/sweeper/rlfw_optuna_keys``, the defaults of ``conf/hydra/sweeper/rlfw_optuna.yaml``: Hydra's
+    Optuna sweeper's structured keys and a trial's four. Registered as rlfw's config is imported (here, not
+    in the sweeper's module, which Hydra's plugin scan runs outside ``sys.modules``, where a dataclass cannot
+    be made); without the optuna extra, not at all: the yaml then names an option whose extra is named."""
+    try:
+        from hydra_plugins.hydra_optuna_sweeper.config import OptunaSweeperConf
+    except ImportError:
+        return
+    keys = make_dataclass(
+        "RlfwOptunaKeys",
+        [
+            ("seeds", int, field(default=1)),
+            ("aggregate", str, field(default="median")),
+            ("prune_every", int | None, field(default=None)),
+            ("pruner", Any, field(default=None)),
+        ],
+        bases=(OptunaSweeperConf,),
+    )
+    ConfigStore.instance().store(group="hydra/sweeper", name="rlfw_optuna_keys", node=keys, provider="rlfw")
+
+
+register_keys()
 
 
 def check_trials(node: Any) -> None:

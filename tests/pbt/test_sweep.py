@@ -1,4 +1,4 @@
-"""hydra/sweeper=rlfw_pbt end to end: a small population through three generations; SIGKILLed and
+"""hydra/sweeper=rlfw_pbt end to end: a small population through two generations; SIGKILLed and
 gone on with resume=auto it ends with the same table as an uninterrupted search, its best member's
 schedule reruns alone to the same final evaluation, and bad settings end in one line with nothing written."""
 
@@ -19,7 +19,7 @@ from tests.helpers import check_refused, run_cli, run_in_process
 PBT = (
     "search=pbt_dqn_cartpole",
     "network.encoder.hidden=[32,32]",
-    "total_env_steps=1536",
+    "total_env_steps=1024",
     "replay.learning_starts=128",
     "eval.every=512",
     "eval.episodes=4",
@@ -45,11 +45,11 @@ def test_a_killed_search_goes_on_to_the_same_table_and_the_found_schedule_reruns
     resumed = run_cli("-m", *PBT, "resume=auto", f"hydra.sweep.dir={folder}")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     table = (tmp_path / "whole" / "pbt.md").read_text()
-    assert (folder / "pbt.md").read_text() == table and len(table.splitlines()) == 2 + 3 * 2  # 3 generations of 2
+    assert (folder / "pbt.md").read_text() == table and len(table.splitlines()) == 2 + 2 * 2  # 2 generations of 2
     assert "member_1's" in table or "member_0's" in table  # a copy was made
     assert (folder / "pbt.png").is_file()
     found = yaml.safe_load((folder / "found" / "schedule.yaml").read_text())
-    assert set(found["schedule"]) == {"optim", "target"} and set(found["schedule"]["optim"]["lr"]) <= {0, 512, 1024}
+    assert set(found["schedule"]) == {"optim", "target"} and set(found["schedule"]["optim"]["lr"]) <= {0, 512}
 
     command = re.search(r"run it alone: (python -m rlfw .*)", resumed.stdout)[1]
     alone = subprocess.run(
