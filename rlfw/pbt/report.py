@@ -78,19 +78,24 @@ def plot(path: Path, settings: Settings, population: Population, best: int) -> N
     keys = [s.key for s in settings.params]
     fig, axes = plt.subplots(1 + len(keys), 1, figsize=(8, 3.2 + 2.2 * len(keys)), sharex=True, squeeze=False)
     colors = plt.get_cmap("tab10")
-    for slot in range(len(population.members)):
-        color, width = colors(slot % 10), 2.4 if slot == best else 1.0
-        start = 0
-        for record in population.history:
-            m = next(r for r in record["members"] if r["slot"] == slot)
-            evals = m["evals"]
-            if evals:
-                steps, returns = zip(*evals, strict=True)
-                label = f"member_{slot}" if record is population.history[0] else None
+    last: dict[int, tuple[int, float]] = {}  # each member's last evaluation so far: where its next segment starts
+    start = 0
+    for record in population.history:
+        ends = {}
+        for m in record["members"]:
+            slot = m["slot"]
+            color, width = colors(slot % 10), 2.4 if slot == best else 1.0
+            origin = last.get(slot if m["copied_from"] is None else m["copied_from"])  # a copy goes on from its source
+            points = ([origin] if origin else []) + [tuple(e) for e in m["evals"]]
+            if points:
+                steps, returns = zip(*points, strict=True)
+                label = f"member_{slot}" if not start else None
                 axes[0][0].plot(steps, returns, color=color, linewidth=width, label=label, marker=".")
+                ends[slot] = points[-1]
             for row, key in enumerate(keys, start=1):
                 axes[row][0].plot([start, record["env_steps"]], [m["values"][key]] * 2, color=color, linewidth=width)
-            start = record["env_steps"]
+        last.update(ends)
+        start = record["env_steps"]
     axes[0][0].set_ylabel("greedy eval return")
     axes[0][0].set_title(f"PBT: {len(population.members)} members; thick: the best at the end (member_{best})")
     axes[0][0].legend(fontsize="x-small", ncol=4)
