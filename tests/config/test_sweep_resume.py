@@ -110,7 +110,7 @@ def test_a_job_folder_deleted_mid_sweep_stops_the_sweep_in_one_line_whose_comman
     assert finished.returncode == 0 and "Sweep summary (2 runs;" in finished.stdout, finished.stderr[-2000:]
 
 
-def test_an_interrupted_optuna_search_of_two_seeds_a_trial_goes_on_with_the_study_in_its_folder(tmp_path):
+def test_an_interrupted_optuna_search_of_two_seeds_a_trial_goes_on_with_the_study_in_its_folder(tmp_path, capsys):
     folder = tmp_path / "sweep"
     search = ("search=dqn_cartpole", *DQN[1:], "hydra.sweeper.seeds=2")  # DQN's short budget; the search picks the rest
     process = sweep(folder, *search, "hydra.sweeper.n_trials=2")
@@ -125,8 +125,9 @@ def test_an_interrupted_optuna_search_of_two_seeds_a_trial_goes_on_with_the_stud
     finished = (first / "summary.json").read_bytes()
 
     # the same command with resume=auto, and one more trial asked for: 3 in all
-    resumed = run_cli("-m", *search, "hydra.sweeper.n_trials=3", "resume=auto", f"hydra.sweep.dir={folder}")
-    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    args = ["-m", *search, "hydra.sweeper.n_trials=3", "resume=auto", f"hydra.sweep.dir={folder}"]
+    code, out, err = run_in_process(args, capsys)
+    assert code == 0, err[-2000:]
     runs = sorted(folder.glob("trial_*/seed_*"))
     assert [f"{p.parent.name}/{p.name}" for p in runs] == [f"trial_{t}/seed_{s}" for t in range(3) for s in range(2)]
     assert (first / "summary.json").read_bytes() == finished  # not trained again
@@ -138,7 +139,7 @@ def test_an_interrupted_optuna_search_of_two_seeds_a_trial_goes_on_with_the_stud
     assert [t.value for t in study.trials] == [sum(s) / 2 for s in seeds]  # the median of two: their mean
     assert {t.state.name for t in study.trials} == {"COMPLETE"} and study.trials[2].params != study.trials[0].params
     best = yaml.safe_load((folder / "optimization_results.yaml").read_text())
-    assert best["best_value"] == max(t.value for t in study.trials) and "Sweep summary (6 runs;" in resumed.stdout
+    assert best["best_value"] == max(t.value for t in study.trials) and "Sweep summary (6 runs;" in out
     alone = tmp_path / "alone"
     overrides = yaml.safe_load((trial / ".hydra" / "overrides.yaml").read_text())
     run(alone, *(o for o in overrides if not o.startswith(("resume=", "pause_at="))))  # its seed: 1
