@@ -8,8 +8,9 @@
 
 Each leaf is ``{env_step: value}``: the value of the highest step at or below the run's env step holds
 (a step function, as population-based training writes them); before the first step the key's own value
-does. A run that learns from data counts updates instead. This module reads the format and needs no
-torch; which keys a run can change and how is ``rlfw.run.schedule``'s.
+does. A run that learns from data counts updates instead. Here: the format, the check against the built
+parts (which values each can change: its class's ``schedulable``; optimizer hyperparameters by group),
+and ``Schedule.apply``, which the run's stream calls between update phases. No torch import.
 """
 
 from __future__ import annotations
@@ -161,7 +162,9 @@ def _optim_entry(node: dict[str, Any], optim: Any, key: str, name: str, steps: d
     groups = node.get("groups") or {}
     part, _, name = name.rpartition(".")
     if part:
-        _, _, part = part.partition("groups.")
+        if not part.startswith("groups."):
+            raise ConfigError(f"schedule.{key}: optim's scheduled values are optim.<h> or optim.groups.<part>.<h>")
+        part = part.removeprefix("groups.")
         if part not in groups:
             raise ConfigError(
                 f"schedule.{key}: {part!r} has no group of its own in optim.groups (groups: {', '.join(groups) or 'none'});"
