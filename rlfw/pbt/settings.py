@@ -43,7 +43,11 @@ class Space:
             at = self.choices.index(value) if value in self.choices else 0
             step = -1 if rng.random() < 0.5 else 1
             return self.choices[min(len(self.choices) - 1, max(0, at + step))]
-        return self.fit(value * factors[int(rng.integers(len(factors)))])
+        factor = factors[int(rng.integers(len(factors)))]
+        moved = self.fit(value * factor)
+        if self.integer and moved == value and factor != 1:  # 1 x 1.2 rounds back to 1: move by one instead
+            moved = self.fit(value + (1 if factor > 1 else -1))
+        return moved
 
     def ends(self) -> tuple[Any, Any]:
         assert self.low is not None and self.high is not None

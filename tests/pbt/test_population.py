@@ -3,6 +3,7 @@ or a new draw, a failed member replaced; each a pure function of the scores and 
 
 import re
 
+import numpy as np
 import pytest
 
 from rlfw.errors import ConfigError
@@ -52,6 +53,16 @@ def test_the_bottom_member_copies_a_top_one_and_perturbs_its_values():
     assert copy.values()["target.period"] in neighbours  # a choice moves to a neighbour (or stays at an end)
     assert [m.schedule for m in after[1:]] == [m.schedule for m in members[1:]]  # the others go on as they were
     assert exploit_and_explore(settings, members, scores, 0, 1024)[0].schedule == copy.schedule  # the same decision
+
+
+def test_an_integer_moves_by_at_least_one_and_stays_in_its_range():
+    from rlfw.pbt.settings import Space
+
+    space = Space("target.period", low=1.0, high=4.0, integer=True)
+    rng = np.random.default_rng(0)
+    assert space.perturb(1, (1.2,), rng) == 2 and space.perturb(2, (0.8,), rng) == 1  # not stuck by rounding
+    assert space.perturb(4, (1.2,), rng) == 4 and space.perturb(1, (0.8,), rng) == 1  # kept in [1, 4]
+    assert space.perturb(3, (2.0,), rng) == 4
 
 
 def test_a_failed_member_is_replaced_and_a_new_draw_stays_in_range():
