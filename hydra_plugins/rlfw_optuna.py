@@ -21,7 +21,9 @@ It lives in Hydra's ``hydra_plugins`` namespace because Hydra instantiates sweep
 
 from __future__ import annotations
 
+import functools
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +61,9 @@ class RlfwOptunaSweeper(Sweeper):
         self.pruner = config.hydra.sweeper.pruner  # its config: Hydra hands __init__ an instance
         sweep = Path(config.hydra.sweep.dir).absolute()
         sweep.mkdir(parents=True, exist_ok=True)
-        if self.optuna.storage is None:
+        if self.optuna.storage is None:  # the folder's own database: one study, found again by its name
             self.optuna.storage = f"sqlite:///{sweep / STUDY}"
+            self.optuna.study_name = self.optuna.study_name or "study"
         self.study = self.open_study()  # it exists before the definition a rerun is checked against
         OmegaConf.save(config, sweep / "multirun.yaml")  # as Hydra's basic sweeper does
 
@@ -85,10 +88,14 @@ class RlfwOptunaSweeper(Sweeper):
         space, fixed = create_params_from_overrides([*opt._parse_sweeper_params_config(), *arguments])
         space = {k: v for k, v in space.items() if k not in fixed}
         held = len(self.study.trials)
+        sampler = instantiate(self.sampler, seed=self.sampler.seed + held) if self.seeded(held) else opt.sampler
+        if isinstance(sampler, functools.partial) and sampler.func is optuna.samplers.GridSampler:
+            grid = {name: opt._to_grid_sampler_choices(d) for name, d in space.items()}  # as Hydra's sweeper
+            sampler, opt.n_trials = sampler(grid), min(opt.n_trials, math.prod(len(c) for c in grid.values()))
         study = optuna.create_study(
-            study_name=opt.study_name,
+            study_name=self.study.study_name,  # the one setup opened (a study without a name gets one there)
             storage=opt.storage,
-            sampler=instantiate(self.sampler, seed=self.sampler.seed + held) if self.seeded(held) else opt.sampler,
+            sampler=sampler,
             pruner=instantiate(self.pruner) if self.pruner is not None else None,
             directions=opt._get_directions(),
             load_if_exists=True,
@@ -147,7 +154,7 @@ class RlfwOptunaSweeper(Sweeper):
                     continue
                 value = aggregate(values, self.aggregate)
                 if end >= total:
-                    study.tell(trial.number, value)
+                    tell(study, trial.number, value)
                     continue
                 trial.report(value, end)
                 if trial.should_prune():
@@ -174,3 +181,13 @@ class RlfwOptunaSweeper(Sweeper):
         )
         results = {"name": "optuna", "best_params": best.params, "best_value": best.value}
         OmegaConf.save(OmegaConf.create(results), Path(self.run_config.hydra.sweep.dir) / "optimization_results.yaml")
+
+
+def tell(study: Any, number: int, value: float) -> None:
+    """``study.tell``; the grid sampler's last trial calls ``Study.stop``, which Optuna refuses outside
+    ``optimize`` once the trial is told (Hydra's Optuna sweeper lets that pass too)."""
+    try:
+        study.tell(number, value)
+    except RuntimeError as err:
+        if "`Study.stop` is supposed to be invoked" not in str(err):
+            raise

@@ -237,3 +237,16 @@ def test_the_slurm_launcher_without_slurm_is_refused_in_one_line_naming_the_loca
         require_slurm(slurm)
     monkeypatch.setattr("shutil.which", lambda name: f"/usr/bin/{name}")
     require_slurm(slurm)  # a login node: on to submitit
+
+
+def test_an_optuna_grid_runs_each_point_once_into_one_study(tmp_path, capsys):
+    import optuna
+
+    grid = ["hydra/sweeper=rlfw_optuna", "hydra/sweeper/sampler=grid", "optim.lr=choice(0.001,0.002)"]
+    args = ["-m", *grid, "hydra.sweeper.n_trials=10", "total_env_steps=512", "replay.num_steps=64", "eval.every=512"]
+    code, _, err = run_in_process([*args, f"hydra.sweep.dir={tmp_path}"], capsys)
+    assert code == 0, err[-2000:]
+    (summary,) = optuna.get_all_study_summaries(f"sqlite:///{tmp_path / 'optuna.db'}")  # a study without a name: one
+    study = optuna.load_study(study_name=summary.study_name, storage=f"sqlite:///{tmp_path / 'optuna.db'}")
+    assert sorted(t.params["optim.lr"] for t in study.trials) == [0.001, 0.002]  # n_trials capped at the grid's 2
+    assert {t.state.name for t in study.trials} == {"COMPLETE"}
