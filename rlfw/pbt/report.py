@@ -4,7 +4,7 @@ the values over env steps), ``pbt.md`` (each member's lineage and values by gene
 
 from __future__ import annotations
 
-import logging
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +12,6 @@ import yaml
 
 from rlfw.pbt.population import Population, ranked
 from rlfw.pbt.settings import Settings
-
-log = logging.getLogger("rlfw")
-FOUND = "found"
 
 
 def report(sweep: Path, settings: Settings, population: Population, fixed: list[str]) -> None:
@@ -24,10 +21,10 @@ def report(sweep: Path, settings: Settings, population: Population, fixed: list[
     plot(sweep / "pbt.png", settings, population, best)
     table = lineage(settings, population)
     (sweep / "pbt.md").write_text(table)
-    found = sweep / FOUND / "schedule.yaml"
+    found = sweep / "found" / "schedule.yaml"
     found.parent.mkdir(exist_ok=True)
     again = [*fixed, f"seed={member.seed}", "stop_when_solved=false"]  # the lineage's seed: its run again
-    command = " ".join(["python -m rlfw", f"--config-dir {sweep}", "+found=schedule", *again])
+    command = "python -m rlfw " + shlex.join(["--config-dir", str(sweep), "+found=schedule", *again])  # pastes back
     header = (
         f"# @package _global_\n# The schedule of the best member of {sweep.name} (member_{best}, {settings.metric}"
         f" {last[best]['score']:.6g}; seed {member.seed}). Run it alone:\n#   {command}\n"
