@@ -54,9 +54,10 @@ def mean(x: torch.Tensor, weight: torch.Tensor | None) -> torch.Tensor:
 
 
 def standardized(x: torch.Tensor, weight: torch.Tensor | None) -> torch.Tensor:
-    """(x - mean) / (std + 1e-8) over the rows ``weight`` counts (``acting``), the std unbiased."""
+    """(x - mean) / (std + 1e-8) over x's last dim (so each row of a ``[minibatches, size]`` tensor on its
+    own, in one op each for them all), over the entries ``weight`` counts (``acting``), the std unbiased."""
     if weight is None:
-        return (x - x.mean()) / (x.std() + 1e-8)
-    centred = x - mean(x, weight)
-    n = weight.sum()
-    return centred / (((centred.pow(2) * weight).sum() / (n - 1).clamp(min=1)).sqrt() + 1e-8)
+        return (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + 1e-8)
+    n = weight.sum(-1, keepdim=True)
+    centred = x - (x * weight).sum(-1, keepdim=True) / n.clamp(min=1)
+    return centred / (((centred.pow(2) * weight).sum(-1, keepdim=True) / (n - 1).clamp(min=1)).sqrt() + 1e-8)

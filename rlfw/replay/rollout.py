@@ -11,7 +11,7 @@ from functools import partial
 import numpy as np
 import torch
 
-from rlfw.batch import Batch, acting, standardized, to_device
+from rlfw.batch import Batch, to_device
 from rlfw.env.spec import EnvSpec
 from rlfw.errors import require
 from rlfw.registry import register
@@ -116,17 +116,13 @@ class Rollout(Replay):
         # gathered there (a no-op on the CPU).
         if self.initial_state is None:  # shuffled steps
             data = to_device(Batch({k: v.flatten(0, 1) for k, v in data.items()}), device)
-            units, pick = len(data.action), partial(rows, data)
+            units, cut = len(data.action), partial(rows, data)
         else:  # a recurrent policy's steps: shuffled env columns, each whole, with its first state
             data["episode_start"] = d["episode_start"]
-            units, pick = self.num_envs, partial(columns, to_device(data, device), self.initial_state.to(device))
-        size = units // self.minibatches
+            units, cut = self.num_envs, partial(columns, to_device(data, device), self.initial_state.to(device))
         for _ in range(self.epochs):
             order = torch.randperm(units).to(device)  # drawn on the CPU: the same order on any device
-            for i in range(self.minibatches):
-                batch = pick(order[i * size : (i + 1) * size])
-                if self.normalize_advantage:
-                    batch["advantage"] = standardized(batch.advantage, acting(batch))
+            for batch in cut(order, self.minibatches, self.normalize_advantage):
                 yield batch
                 if self.stop_epochs:
                     return

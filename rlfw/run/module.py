@@ -2,7 +2,8 @@
 
 It builds the parts, hands Lightning the run's stream as its train dataloader
 (``rlfw/run/stream.py``: steps the envs with the live policy until the replay strategy is ready,
-then yields its batches) and trains on each batch with one call of ``rlfw.run.update.update``, which
+then yields its batches as one update phase) and, in one Lightning step per phase, trains on each batch
+with one call of ``rlfw.run.update.update``, which
 does the whole update itself (manual optimization: Lightning runs the loop, the precision context,
 ``manual_backward`` and ddp's gradient sync).
 """
@@ -116,9 +117,13 @@ class RLModule(pl.LightningModule):
         )
 
     def training_step(self, dataloader_iter) -> None:
-        # Pulling the batch here, not letting Lightning prefetch it, keeps on-policy data exact:
-        # the next rollout is collected only after the previous update was applied.
-        batch, _, _ = next(dataloader_iter)
+        # Pulling the phase here, not letting Lightning prefetch it, keeps on-policy data exact: the
+        # next rollout is collected only after the last update on this one was applied.
+        phase, _, _ = next(dataloader_iter)
+        for batch in phase:  # the replay makes each batch as it is pulled, after the update before
+            self._train_on(batch)
+
+    def _train_on(self, batch: Batch) -> None:
         assert self.learner is not None, "on_train_start makes the learner"
         result = update(self.learner, to_device(batch, self.device), self.progress.updates + 1)
         if result.nonfinite is not None:

@@ -1,11 +1,11 @@
 """The run as a typed stream: ``Stream`` owns the training envs and their collector, the clock (the run's
 ``RunProgress``: one env-step count every part reads), the timings and the evaluation state, and is what
-Lightning's data loop pulls batches from (``RLModule``'s train dataloader iterates it):
+Lightning's data loop pulls update phases from (``RLModule``'s train dataloader iterates it):
 
     evaluate when ``eval.every`` env steps have passed (a stop signal cuts it short)
     set the values the config's ``schedule`` gives at this env step
     collect ``replay.collect_steps`` vector steps with the live policy
-    if the replay is ready: yield its batches (each one update, applied before the next is pulled)
+    if the replay is ready: yield its batches as one phase (one Lightning step applies them all)
     safe point: a checkpoint when due, or stop here if a signal asked to
 
 At a safe point every update pulled so far is applied and nothing is half-done, so a checkpoint
@@ -71,7 +71,9 @@ class Stream:
                     c.collect(module.replay.collect_steps, module.total)  # a partial rollout is never ready
                 if module.replay.ready():
                     start = perf_counter()
-                    yield from module.replay.batches(module.net)
+                    # The phase's batches as one item: Lightning's step and data loop cost 0.1-0.3 ms each
+                    # time round, as much as a small network's update (docs/results.md, "Where an env step goes")
+                    yield module.replay.batches(module.net)
                     finish()
                     self.timings.update += perf_counter() - start
                 if module.safe_point():
