@@ -11,7 +11,7 @@
   2,560 rows, one torch thread: where bf16 starts to pay (``rlfw.network.precision.BF16_FROM_MACS``).
 - learning: the same runs with ``network.precision=fp32`` and ``=bf16``, seed by seed, each with one
   torch thread (benchmarks/time_to_score.py's ``run_rlfw``; ``--jobs 2`` runs two side by side): DQN on
-  Catch (20k env steps), PPO on Breakout-MinAtar (300k), SAC, TD3 and DDPG on Pendulum (20k) and SAC on
+  Catch (20k env steps), PPO on Breakout-MinAtar (300k), SAC, TD3 and DDPG on Pendulum (20k) and on
   HalfCheetah (50k), each over its whole budget. Prints each run's final greedy eval and last-100
   training return, the env steps where greedy eval first reached the task's mark, and means over seeds.
 
@@ -49,10 +49,13 @@ TASKS = {  # name: (overrides, the greedy-eval mark whose first crossing is repo
         )
         for algo in ("sac", "td3", "ddpg")
     },
-    "halfcheetah sac": (
-        ["algo=sac", "env=halfcheetah", "total_env_steps=50000", "eval.every=10000", *OFF_POLICY],
-        3000.0,
-    ),
+    **{
+        f"halfcheetah {algo}": (
+            [f"algo={algo}", "env=halfcheetah", "total_env_steps=50000", "eval.every=10000", *OFF_POLICY],
+            3000.0,
+        )
+        for algo in ("sac", "td3", "ddpg")
+    },
 }
 SHAPES = [("forward", 1), ("forward", 8), ("forward+backward", 32), ("forward+backward", 256)]
 
