@@ -32,8 +32,8 @@ def columns(
 def rows(data: Batch, order: torch.Tensor, count: int, normalize_advantage: bool) -> list[Batch]:
     """``count`` minibatches of a flattened rollout's steps in ``order``: each field gathered once for
     the epoch (index_select: the same copy as v[order] without advanced indexing's slower path) and cut
-    into views, the advantages standardized for every minibatch at once. Per minibatch that was a
-    dozen small ops, a tenth of a 64-sample PPO update on a CPU."""
+    into views, the advantages standardized for every minibatch at once (per minibatch, that was a
+    dozen small ops)."""
     shuffled = {k: v.index_select(0, order) for k, v in data.items()}
     if normalize_advantage:
         weight = shuffled.get("acting")

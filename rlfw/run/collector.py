@@ -56,8 +56,8 @@ class Collector:
         """Up to ``steps`` vector steps, fewer if the env steps reach ``limit``.
 
         One inference-mode scope for them all: entering one at every vector step, right after the envs'
-        step, costs a measurable share of a collector step; inference mode, not no_grad, skips autograd's
-        bookkeeping on every op too (a tenth of a small policy's acting step)."""
+        step, costs a measurable share of a collector step; inference mode, not no_grad, also skips
+        autograd's bookkeeping on every op."""
         with torch.inference_mode():
             for _ in range(steps):
                 if limit is not None and self.clock.env_steps >= limit:

@@ -2,10 +2,9 @@
 
 It builds the parts, hands Lightning the run's stream as its train dataloader
 (``rlfw/run/stream.py``: steps the envs with the live policy until the replay strategy is ready,
-then yields its batches as one update phase) and, in one Lightning step per phase, trains on each batch
-with one call of ``rlfw.run.update.update``, which
-does the whole update itself (manual optimization: Lightning runs the loop, the precision context,
-``manual_backward`` and ddp's gradient sync).
+then yields its batches as one update phase) and, in one Lightning step a phase, trains on each batch
+with one call of ``rlfw.run.update.update``, which does the whole update itself (manual optimization:
+Lightning runs the loop, the precision context, ``manual_backward`` and ddp's gradient sync).
 """
 
 from __future__ import annotations

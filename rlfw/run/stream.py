@@ -71,8 +71,7 @@ class Stream:
                     c.collect(module.replay.collect_steps, module.total)  # a partial rollout is never ready
                 if module.replay.ready():
                     start = perf_counter()
-                    # The phase's batches as one item: Lightning's step and data loop cost 0.1-0.3 ms each
-                    # time round, as much as a small network's update (docs/results.md, "Where an env step goes")
+                    # One item a phase: Lightning's loop around a step costs as much as a small network's update
                     yield module.replay.batches(module.net)
                     finish()
                     self.timings.update += perf_counter() - start

@@ -2,9 +2,10 @@ import numpy as np
 import pytest
 import torch
 
-from rlfw.batch import standardized
+from rlfw.batch import Batch, standardized
 from rlfw.errors import ConfigError
 from rlfw.network.head.contract import NetworkHead
+from rlfw.replay.columns import rows
 from rlfw.replay.rollout import Rollout
 
 
@@ -211,3 +212,18 @@ def test_advantages_are_standardized_over_the_rows_that_chose():
     chose = torch.tensor([1.0, 1.0, 1.0, 0.0])
     torch.testing.assert_close(standardized(x, chose)[:3], standardized(x[:3], None))
     torch.testing.assert_close(standardized(x, torch.ones(4)), standardized(x, None))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_each_minibatch_s_advantages_are_standardized_over_it_alone(weighted):
+    """An epoch's minibatches are cut from one gather, their advantages standardized all at once: the
+    same as gathering and standardizing each minibatch on its own."""
+    torch.manual_seed(0)
+    data = Batch(obs=torch.arange(12.0).unsqueeze(1), advantage=5 * torch.randn(12) + 3)
+    if weighted:
+        data["acting"] = torch.tensor([True, True, False, True] * 3)
+    order = torch.randperm(12)
+    for batch, picked in zip(rows(data, order, 3, normalize_advantage=True), order.split(4), strict=True):
+        assert torch.equal(batch.obs, data.obs[picked])
+        weight = data.acting[picked].float() if weighted else None
+        torch.testing.assert_close(batch.advantage, standardized(data.advantage[picked], weight))
