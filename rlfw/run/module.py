@@ -2,9 +2,9 @@
 
 It builds the parts, hands Lightning the run's stream as its train dataloader
 (``rlfw/run/stream.py``: steps the envs with the live policy until the replay strategy is ready,
-then yields its batches as one update phase) and, in one Lightning step a phase, trains on each batch
-with one call of ``rlfw.run.update.update``, which does the whole update itself (manual optimization:
-Lightning runs the loop, the precision context, ``manual_backward`` and ddp's gradient sync).
+then yields its batches) and, in one Lightning step, trains on each batch with one call of
+``rlfw.run.update.update``, which does the whole update itself (manual optimization: Lightning runs the
+precision context, ``manual_backward`` and ddp's gradient sync).
 """
 
 from __future__ import annotations
@@ -40,11 +40,14 @@ def scaler(precision: pl.plugins.Precision) -> torch.amp.GradScaler | None:
 
 
 class _Stream(IterableDataset):
+    """The run's batches as one item: Lightning's loop around a step costs about as much as a small
+    network's update, so one step trains on every batch the stream yields."""
+
     def __init__(self, stream: Stream):
         self.stream = stream
 
-    def __iter__(self) -> Iterator[Batch]:
-        return iter(self.stream)
+    def __iter__(self) -> Iterator[Iterator[Batch]]:
+        yield iter(self.stream)
 
 
 class RLModule(pl.LightningModule):
@@ -116,10 +119,10 @@ class RLModule(pl.LightningModule):
         )
 
     def training_step(self, dataloader_iter) -> None:
-        # Pulling the phase here, not letting Lightning prefetch it, keeps on-policy data exact: the
-        # next rollout is collected only after the last update on this one was applied.
-        phase, _, _ = next(dataloader_iter)
-        for batch in phase:  # the replay makes each batch as it is pulled, after the update before
+        # The stream's batches, pulled one at a time here, not prefetched: on-policy data stays exact, as
+        # the next rollout is collected only after the last update on this one was applied.
+        batches, _, _ = next(dataloader_iter)
+        for batch in batches:
             self._train_on(batch)
 
     def _train_on(self, batch: Batch) -> None:

@@ -1,11 +1,11 @@
 """The run as a typed stream: ``Stream`` owns the training envs and their collector, the clock (the run's
 ``RunProgress``: one env-step count every part reads), the timings and the evaluation state, and is what
-Lightning's data loop pulls update phases from (``RLModule``'s train dataloader iterates it):
+``RLModule``'s one training step pulls batches from (its train dataloader hands the stream over whole):
 
     evaluate when ``eval.every`` env steps have passed (a stop signal cuts it short)
     set the values the config's ``schedule`` gives at this env step
     collect ``replay.collect_steps`` vector steps with the live policy
-    if the replay is ready: yield its batches as one phase (one Lightning step applies them all)
+    if the replay is ready: yield its batches (each one update, applied before the next is pulled)
     safe point: a checkpoint when due, or stop here if a signal asked to
 
 At a safe point every update pulled so far is applied and nothing is half-done, so a checkpoint
@@ -71,8 +71,7 @@ class Stream:
                     c.collect(module.replay.collect_steps, module.total)  # a partial rollout is never ready
                 if module.replay.ready():
                     start = perf_counter()
-                    # One item a phase: Lightning's loop around a step costs as much as a small network's update
-                    yield module.replay.batches(module.net)
+                    yield from module.replay.batches(module.net)
                     finish()
                     self.timings.update += perf_counter() - start
                 if module.safe_point():

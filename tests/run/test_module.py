@@ -24,8 +24,8 @@ def fixed_batches(n: int, size: int) -> list[Batch]:
 
 
 def fit(module: RLModule, batches: list[Batch]) -> RLModule:
-    """``module`` trained on fixed batches, one update phase, instead of the env stream."""
-    module.stream = [batches]  # what Lightning's data loop pulls from: update phases
+    """``module`` trained on fixed batches instead of the env stream."""
+    module.stream = batches  # what the one training step pulls its batches from
     pl.Trainer(
         max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False
     ).fit(module)
