@@ -34,10 +34,10 @@ def rows(data: Batch, order: torch.Tensor, count: int, normalize_advantage: bool
     the epoch (index_select: the same copy as v[order] without advanced indexing's slower path) and cut
     into views, the advantages standardized for every minibatch at once (per minibatch, that was a
     dozen small ops)."""
-    shuffled = {k: v.index_select(0, order) for k, v in data.items()}
+    shuffled = Batch({k: v.index_select(0, order) for k, v in data.items()})
     if normalize_advantage:
-        weight = shuffled.get("acting")
-        grid = None if weight is None else weight.float().view(count, -1)  # a row per minibatch
-        shuffled["advantage"] = standardized(shuffled["advantage"].view(count, -1), grid).view(-1)
+        weight = acting(shuffled)
+        grid = None if weight is None else weight.view(count, -1)  # a row per minibatch
+        shuffled["advantage"] = standardized(shuffled.advantage.view(count, -1), grid).view(-1)
     cut = {k: v.chunk(count) for k, v in shuffled.items()}
     return [Batch({k: v[i] for k, v in cut.items()}) for i in range(count)]
